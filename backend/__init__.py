@@ -1,0 +1,1 @@
+"""Ragline: a self-hosted chat server over a team's own documents."""

@@ -1,0 +1,78 @@
+"""POST /api/chat/stream (SSE) and POST /api/chat (JSON): one chat turn."""
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from backend.api.deps import Services, get_services
+from backend.schemas import SSE_EVENTS, ChatRequest, ChatResponse, DoneEvent, ErrorEvent, SourcesEvent
+from backend.streaming import turn_events
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/api", tags=["chat"])
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def _check_length(body: ChatRequest, services: Services) -> None:
+    limit = services.deps.settings.max_message_chars
+    if not body.message.strip():
+        raise HTTPException(422, "message is empty: send a question of at least one non-blank character")
+    if len(body.message) > limit:
+        raise HTTPException(413, f"message is {len(body.message)} characters; the limit is {limit}")
+
+
+async def _turn(body: ChatRequest, services: Services) -> AsyncIterator:
+    """The turn's payloads; records the thread once the turn is complete, before `done` goes out."""
+    thread_id = body.thread_id or str(uuid.uuid4())
+    async for event in turn_events(
+        services.graph, services.deps, body.message, body.mode, thread_id, str(uuid.uuid4())
+    ):
+        if isinstance(event, DoneEvent):
+            await services.threads.touch(thread_id, body.message)
+        yield event
+
+
+@router.post("/chat/stream", summary="Stream one chat turn as server-sent events")
+async def chat_stream(body: ChatRequest, services: ServicesDep) -> EventSourceResponse:
+    """metadata, status…, token…, sources?, done | error."""
+    _check_length(body, services)
+
+    async def frames() -> AsyncIterator[ServerSentEvent]:
+        try:
+            async for event in _turn(body, services):
+                yield ServerSentEvent(data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
+        except asyncio.CancelledError:
+            log.info("client disconnected; turn cancelled and not recorded")
+            raise
+
+    return EventSourceResponse(
+        frames(),
+        ping=int(max(1, services.deps.settings.heartbeat_seconds)),
+        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
+    )
+
+
+@router.post("/chat", response_model=ChatResponse, summary="Run one chat turn and return the whole answer")
+async def chat(body: ChatRequest, services: ServicesDep) -> ChatResponse:
+    """The same turn as the stream, collected into one JSON body."""
+    _check_length(body, services)
+    sources: list = []
+    async for event in _turn(body, services):
+        if isinstance(event, ErrorEvent):
+            raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)
+        if isinstance(event, SourcesEvent):
+            sources = event.sources
+        if isinstance(event, DoneEvent):
+            return ChatResponse(
+                thread_id=event.thread_id,
+                answer=event.answer,
+                sources=sources,
+                intent=event.intent,
+                rewritten_query=event.rewritten_query,
+            )
+    raise HTTPException(502, "the turn ended without an answer")

@@ -1,0 +1,35 @@
+"""GET /api/health: which backend and model answer, how many documents, and versions."""
+
+import asyncio
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+
+from backend.api.deps import Services, get_services
+
+router = APIRouter(prefix="/api", tags=["health"])
+PACKAGES = ("fastapi", "langgraph", "langchain-core", "chromadb", "sse-starlette", "xllamacpp")
+
+
+def _version(package: str) -> str | None:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+@router.get("/health")
+async def health(services: Annotated[Services, Depends(get_services)]) -> dict:
+    """Status of the server and its models."""
+    names = await services.deps.retriever.document_names()
+    return {
+        "status": "ok",
+        "backend": services.models.backend,
+        "model": services.models.model,
+        "embedding_model": services.models.embedding_model,
+        "reranker": "none",
+        "documents": len(names),
+        "chunks": await asyncio.to_thread(services.collection.count),
+        "versions": {p: _version(p) for p in PACKAGES},
+    }

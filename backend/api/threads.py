@@ -1,0 +1,56 @@
+"""GET/PATCH/DELETE /api/threads: list, read, rename and delete conversations."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException
+from langchain_core.messages import AIMessage, HumanMessage
+
+from backend.api.deps import Services, get_services
+from backend.schemas import MessageOut, SourceOut, ThreadDetail, ThreadPatch, ThreadSummary
+
+router = APIRouter(prefix="/api/threads", tags=["threads"])
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+async def _existing(services: Services, thread_id: str) -> dict:
+    row = await services.threads.get(thread_id)
+    if row is None:
+        raise HTTPException(404, f"thread {thread_id!r} does not exist; GET /api/threads lists the threads")
+    return row
+
+
+@router.get("", response_model=list[ThreadSummary])
+async def list_threads(services: ServicesDep) -> list[dict]:
+    """Threads, most recently updated first."""
+    return await services.threads.list()
+
+
+@router.get("/{thread_id}", response_model=ThreadDetail)
+async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
+    """A thread's completed turns, answers with their sources."""
+    row = await _existing(services, thread_id)
+    state = await services.graph.aget_state({"configurable": {"thread_id": thread_id}})
+    messages: list[MessageOut] = []
+    for m in state.values.get("messages", []):
+        if isinstance(m, HumanMessage):
+            messages.append(MessageOut(role="user", content=m.text))
+        elif isinstance(m, AIMessage):
+            sources = [SourceOut.model_validate(s) for s in m.additional_kwargs.get("sources", [])]
+            messages.append(MessageOut(role="assistant", content=m.text, sources=sources))
+    return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages)
+
+
+@router.patch("/{thread_id}", response_model=ThreadSummary)
+async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep) -> dict:
+    """Set a thread's title."""
+    await _existing(services, thread_id)
+    await services.threads.rename(thread_id, body.title.strip() or body.title)
+    return await _existing(services, thread_id)
+
+
+@router.delete("/{thread_id}", status_code=204)
+async def delete_thread(thread_id: str, services: ServicesDep) -> None:
+    """Remove a thread and all its checkpoints."""
+    await _existing(services, thread_id)
+    await services.checkpointer.adelete_thread(thread_id)
+    await services.threads.delete(thread_id)

@@ -1,0 +1,67 @@
+"""router: choose the documents path or plain chat, cheapest signal first, and say why."""
+
+import re
+from typing import Literal
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from backend.graph.deps import GraphDeps
+from backend.graph.prompts import INTENT
+from backend.graph.state import ChatState
+
+MENTION_RE = re.compile(r'(?<![\w@])@(?:"([^"]+)"|([\w][\w.\-]*[\w]|\w))')
+CHAT_RE = re.compile(
+    r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks?( you)?|thank you|bye|goodbye|how are you)\b"
+    r"|\b(write|compose) (me )?(a|an) (poem|haiku|story|joke|limerick|song)\b|\btell me a joke\b",
+    re.IGNORECASE,
+)
+RAG_RE = re.compile(
+    r"\b(according to|which (document|file|policy|section)|in the (documents?|docs|files?|manual|policy|handbook)"
+    r"|find|search|cite|source|sources)\b",
+    re.IGNORECASE,
+)
+# Below the first distance a question is about the documents, above the second it is not;
+# in between the router asks the model.
+PROBE_RAG_BELOW = 0.75
+PROBE_CHAT_ABOVE = 1.0
+
+
+def mentions(text: str) -> list[str]:
+    """Document names written as @name or @"name with spaces", in order, without duplicates."""
+    found = [quoted or bare for quoted, bare in MENTION_RE.findall(text)]
+    return list(dict.fromkeys(found))
+
+
+async def route(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
+    """Set intent, targeted documents and the reason for the choice."""
+    question = state["question"]
+    targeted = mentions(question)
+    mode = state.get("mode", "auto")
+    if targeted:
+        return _decide("rag", f"mentions {', '.join('@' + t for t in targeted)}", targeted)
+    if mode != "auto":
+        return _decide(mode, f"mode is {mode}")
+    if CHAT_RE.search(question):
+        return _decide("chat", "greeting or creative request")
+    if RAG_RE.search(question):
+        return _decide("rag", "asks about documents")
+    distance = await runtime.context.retriever.nearest_distance(question)
+    if distance is None:
+        return _decide("chat", "knowledge base is empty")
+    if distance < PROBE_RAG_BELOW:
+        return _decide("rag", f"close to a document chunk (distance {distance:.2f})")
+    if distance > PROBE_CHAT_ABOVE:
+        return _decide("chat", f"far from every document chunk (distance {distance:.2f})")
+    reply = await runtime.context.chat_model.ainvoke([HumanMessage(content=INTENT.format(question=question))])
+    intent = "chat" if "chat" in reply.text.lower() and "document" not in reply.text.lower() else "rag"
+    return _decide(intent, f"model judged intent (distance {distance:.2f})")
+
+
+def _decide(intent: str, reason: str, targeted: list[str] | None = None) -> dict:
+    return {"intent": intent, "route_reason": reason, "targeted_documents": targeted or []}
+
+
+def next_after_router(state: ChatState) -> Literal["rewriter", "generator"]:
+    """Routing function: documents path or straight to the generator."""
+    return "rewriter" if state["intent"] == "rag" else "generator"

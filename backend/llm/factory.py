@@ -1,0 +1,49 @@
+"""open_models: the chat model and embedding function chosen by RAG_LLM_BACKEND, opened for the app's life."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from backend.llm.embedded import embedded_chat_model, llama_server
+from backend.llm.fake import ScriptedChatModel
+from backend.llm.model_files import MODELS, ensure_model
+from backend.llm.ollama import ollama_chat_model, ollama_embeddings
+from backend.rag.embeddings import OfflineMiniLM, OllamaEmbeddingFunction, ensure_onnx_files
+from backend.settings import Settings
+
+
+@dataclass
+class Models:
+    """What the rest of the server needs from the model layer."""
+
+    backend: str
+    model: str
+    chat_model: BaseChatModel
+    embedding_function: Any
+    embedding_model: str
+
+
+@asynccontextmanager
+async def open_models(settings: Settings) -> AsyncIterator[Models]:
+    """Start (embedded) or connect (ollama, fake) the models; stop them on exit."""
+    async with AsyncExitStack() as stack:
+        if settings.llm_backend == "ollama":
+            embed = OllamaEmbeddingFunction(ollama_embeddings(settings))
+            yield Models(
+                "ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, settings.ollama_embed_model
+            )
+            return
+        minilm = OfflineMiniLM(await asyncio.to_thread(ensure_onnx_files, settings.cache_dir))
+        if settings.llm_backend == "fake":
+            chat: BaseChatModel = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)
+            yield Models("fake", "scripted-fake", chat, minilm, "all-MiniLM-L6-v2")
+            return
+        spec = MODELS[settings.embedded_model]
+        path = await asyncio.to_thread(ensure_model, spec, settings.cache_dir)
+        server = llama_server(path, settings.embedded_ctx, settings.embedded_threads)
+        url = await asyncio.to_thread(stack.enter_context, server)
+        yield Models("embedded", spec.name, embedded_chat_model(url, spec.name, settings), minilm, "all-MiniLM-L6-v2")

@@ -1,0 +1,94 @@
+"""ScriptedChatModel: a deterministic fake for tests, UI work and load tests. Never used unless chosen."""
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+CONVERSATIONAL_REPLY = "Hello! I am Ragline. Ask me about your documents, or aim a question at one with @name."
+NOT_FOUND_REPLY = "That is not in the documents."
+_ENTRY_RE = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD_RE.findall(text.lower()) if len(w) > 2}
+
+
+def best_sentence(text: str, question: str) -> str:
+    """The sentence of `text` sharing the most words with the question (the first on ties)."""
+    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
+    sentences = [s.strip() for s in parts if s.strip() and not s.lstrip().startswith("#")]
+    q = _words(question)
+    return max(sentences, key=lambda s: len(_words(s) & q), default=text.strip())
+
+
+def scripted_reply(messages: list[BaseMessage]) -> str:
+    """The fake's answer to a prompt, recognised by the markers in its last message."""
+    last = messages[-1].text if messages else ""
+    if "Follow-up question:" in last:
+        return last.split("Follow-up question:", 1)[1].strip()
+    if "Reply with exactly one word: documents or chat" in last:
+        return "documents"
+    if "<knowledge_base>" in last:
+        body = last.split("<knowledge_base>", 1)[1].split("</knowledge_base>", 1)[0]
+        question = last.rsplit("Question:", 1)[-1]
+        quotes = [f"{best_sentence(text, question).rstrip('.')} [{sid}]." for sid, text in _ENTRY_RE.findall(body)]
+        return "According to the documents: " + " ".join(quotes) if quotes else NOT_FOUND_REPLY
+    if "No document in the knowledge base matched" in last:
+        return NOT_FOUND_REPLY
+    return CONVERSATIONAL_REPLY
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Fake chat model: streams a templated answer word by word at `tokens_per_second` (0 = no delay)."""
+
+    tokens_per_second: float = 0.0
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "ragline-scripted-fake"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.calls.append(list(messages))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=scripted_reply(messages)))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        self.calls.append(list(messages))
+        for token in re.findall(r"\S+\s*", scripted_reply(messages)):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=token))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        self.calls.append(list(messages))
+        delay = 1.0 / self.tokens_per_second if self.tokens_per_second > 0 else 0.0
+        for token in re.findall(r"\S+\s*", scripted_reply(messages)):
+            await asyncio.sleep(delay)
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=token))
+            if run_manager:
+                await run_manager.on_llm_new_token(token, chunk=chunk)
+            yield chunk

@@ -1,0 +1,21 @@
+"""The Ollama backend: chat and embeddings from Ollama hosts, which may differ."""
+
+from langchain_ollama import ChatOllama, OllamaEmbeddings
+
+from backend.settings import Settings
+
+
+def ollama_chat_model(settings: Settings) -> ChatOllama:
+    """ChatOllama on the configured chat host."""
+    return ChatOllama(
+        model=settings.ollama_chat_model,
+        base_url=settings.ollama_base_url,
+        temperature=settings.temperature,
+        num_predict=settings.max_answer_tokens,
+        client_kwargs={"timeout": settings.llm_timeout_seconds},
+    )
+
+
+def ollama_embeddings(settings: Settings) -> OllamaEmbeddings:
+    """OllamaEmbeddings on the embedding host (the chat host unless set apart)."""
+    return OllamaEmbeddings(model=settings.ollama_embed_model, base_url=settings.ollama_embed_url)

