@@ -1,5 +1,6 @@
 """One Settings class for the whole server; every field is read from a RAG_* environment variable."""
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -11,10 +12,17 @@ LlmBackend = Literal["embedded", "ollama", "fake"]
 EmbeddedModel = Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
 
 
+def ollama_url(host: str) -> str:
+    """An Ollama address as a URL. A bare OLLAMA_HOST ("host" or "host:port") gets http:// and port 11434."""
+    if "://" in host:
+        return host.rstrip("/")
+    return f"http://{host}" if re.search(r":\d+$", host) else f"http://{host}:11434"
+
+
 class Settings(BaseSettings):
     """Server configuration. Field names map to RAG_<NAME> environment variables."""
 
-    model_config = SettingsConfigDict(env_prefix="RAG_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="RAG_", env_file=".env", extra="ignore", populate_by_name=True)
 
     # where things live
     data_dir: Path = Field(Path(".ragline"), description="Checkpoints, threads and the vector store.")
@@ -61,8 +69,7 @@ class Settings(BaseSettings):
     def _resolve_paths(self) -> "Settings":
         self.data_dir = self.data_dir.expanduser()
         self.cache_dir = self.cache_dir.expanduser()
-        if "://" not in self.ollama_base_url:  # OLLAMA_HOST is often "host:port"
-            self.ollama_base_url = f"http://{self.ollama_base_url}"
+        self.ollama_base_url = ollama_url(self.ollama_base_url)
         return self
 
     @property

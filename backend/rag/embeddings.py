@@ -2,9 +2,12 @@
 
 import json
 import logging
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import ONNXMiniLM_L6_V2
 
@@ -72,6 +75,33 @@ class OfflineMiniLM(ONNXMiniLM_L6_V2):
         super().__init__(preferred_providers=["CPUExecutionProvider"])
         self.DOWNLOAD_PATH = model_root
 
+    @cached_property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer, truncating at 256 tokens and padding only to the batch's longest text."""
+        tokenizer = self.Tokenizer.from_file(str(self.DOWNLOAD_PATH / "onnx" / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=256)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        return tokenizer
+
+    def _forward(self, documents: list[str], batch_size: int = 32) -> npt.NDArray[np.float32]:
+        """Mean-pooled, normalised embeddings; same vectors as Chroma's, without padding every text to 256."""
+        out = []
+        order = sorted(range(len(documents)), key=lambda i: len(documents[i]))
+        for start in range(0, len(order), batch_size):
+            batch = [documents[i] for i in order[start : start + batch_size]]
+            encoded = self.tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            hidden = self.model.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0]
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(1) / np.clip(weights.sum(1), 1e-9, None)
+            out.append(self._normalize(pooled).astype(np.float32))
+        result = np.empty((len(documents), 384), dtype=np.float32)
+        result[order] = np.concatenate(out) if out else result[:0]
+        return result
+
     def _download_model_if_not_exists(self) -> None:
         missing = [n for n in ("model.onnx", "tokenizer.json") if not (self.DOWNLOAD_PATH / "onnx" / n).exists()]
         if missing:
@@ -96,7 +126,7 @@ class OllamaEmbeddingFunction(EmbeddingFunction[Documents]):
         return "ragline_ollama"
 
     def get_config(self) -> dict[str, Any]:
-        return {}
+        return {"model": getattr(self._embeddings, "model", ""), "url": getattr(self._embeddings, "base_url", "")}
 
     @staticmethod
     def build_from_config(config: dict[str, Any]) -> "OllamaEmbeddingFunction":

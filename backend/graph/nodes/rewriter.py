@@ -17,13 +17,14 @@ def strip_mentions(text: str) -> str:
 
 def clean_rewrite(reply: str, fallback: str) -> str:
     """First non-empty line of the model's reply without quotes or labels; the fallback when unusable."""
-    lines = [ln.strip().strip('"').strip() for ln in reply.strip().splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in reply.strip().splitlines() if ln.strip()]
     if not lines:
         return fallback
     line = lines[0]
     for label in ("Standalone question:", "Rewritten question:", "Question:"):
         if line.lower().startswith(label.lower()):
             line = line[len(label) :].strip()
+    line = line.strip('"').strip()
     return line if 0 < len(line) <= 3 * len(fallback) + 200 else fallback
 
 

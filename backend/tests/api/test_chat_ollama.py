@@ -1,0 +1,170 @@
+"""The whole app on the ollama backend: chat turns over HTTP against the Ollama wire-format double."""
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+
+from backend.main import create_app
+from backend.rag.ingest import replace_document
+from backend.settings import Settings
+from backend.tests.ollama_double import OllamaDouble, Reply, serve_ollama, unreachable_url
+from backend.tests.sse import parse_sse
+
+ANSWER = "The answer is forty-two, as the guide says."
+RUNNER_DIED = "llama runner process has terminated: signal: killed"
+REFUNDS = "# Refunds\n\nAnnual plans can be refunded within 30 days of purchase. Monthly plans are not refundable."
+
+
+@pytest.fixture(autouse=True)
+def _no_model_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No RAG_* or OLLAMA_HOST from the caller's shell, and no .env file from the working directory."""
+    for name in list(os.environ):
+        if name.startswith("RAG_") or name == "OLLAMA_HOST":
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def ollama() -> Iterator[OllamaDouble]:
+    with serve_ollama() as double:
+        yield double
+
+
+@asynccontextmanager
+async def ollama_app(tmp_path: Path, base_url: str, **overrides) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    """The app on the ollama backend at base_url, started, with a client talking to it in-process."""
+    settings = Settings(llm_backend="ollama", ollama_base_url=base_url, data_dir=tmp_path / "data", **overrides)
+    app = create_app(settings)
+    async with (
+        LifespanManager(app) as manager,
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=manager.app), base_url="http://test", timeout=30) as client,
+    ):
+        yield app, client
+
+
+async def stream_turn(client: httpx.AsyncClient, message: str, mode: str) -> list[tuple[str, dict]]:
+    """POST /api/chat/stream and the parsed SSE events."""
+    response = await client.post("/api/chat/stream", json={"message": message, "mode": mode})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    return parse_sse(response.text)
+
+
+def names(events: list[tuple[str, dict]]) -> list[str]:
+    return [name for name, _ in events]
+
+
+async def test_stream_chat_turn_relays_ollama_pieces_as_tokens_between_metadata_and_done(ollama, tmp_path):
+    ollama.script(ANSWER)
+    async with ollama_app(tmp_path, ollama.base_url) as (_, client):
+        events = await stream_turn(client, "What is the answer?", "chat")
+        thread_id = events[0][1]["thread_id"]
+        thread = await client.get(f"/api/threads/{thread_id}")
+
+    assert names(events)[0] == "metadata" and names(events)[-1] == "done"
+    statuses = [(d["node"], d["phase"]) for n, d in events if n == "status"]
+    assert statuses == [(node, phase) for node in ("router", "generator", "memory") for phase in ("start", "end")]
+    tokens = [d["text"] for n, d in events if n == "token"]
+    assert len(tokens) == len(ANSWER.split()) and all(tokens)
+    assert "".join(tokens) == ANSWER
+    order = [(n, d.get("node"), d.get("phase")) for n, d in events]
+    first, last = order.index(("token", None, None)), len(order) - 1 - order[::-1].index(("token", None, None))
+    assert order[first - 1] == ("status", "generator", "start") and order[last + 1] == ("status", "generator", "end")
+    done = events[-1][1]
+    assert done["answer"] == ANSWER and done["intent"] == "chat" and done["thread_id"] == thread_id
+    [request] = ollama.requests_to("/api/chat")
+    assert request.body["stream"] is True and request.body["messages"][-1]["content"] == "What is the answer?"
+    assert thread.status_code == 200
+    assert [m["content"] for m in thread.json()["messages"]] == ["What is the answer?", ANSWER]
+
+
+async def test_stream_rag_turn_embeds_through_ollama_and_cites_the_document(ollama, tmp_path):
+    ollama.script("Within 30 days [S1].")
+    async with ollama_app(tmp_path, ollama.base_url) as (app, client):
+        await asyncio.to_thread(replace_document, app.state.services.collection, "refunds.md", REFUNDS)
+        events = await stream_turn(client, "How long is the refund window for annual plans?", "rag")
+
+    assert names(events)[0] == "metadata" and names(events)[-2:] == ["sources", "done"]
+    sources = events[-2][1]["sources"]
+    assert [(s["id"], s["document"]) for s in sources] == [("S1", "refunds.md")]
+    assert "".join(d["text"] for n, d in events if n == "token") == "Within 30 days [S1]."
+    assert events[-1][1]["intent"] == "rag"
+    embedded = [r.body["input"] for r in ollama.requests_to("/api/embed")]
+    assert [REFUNDS] in embedded and ["How long is the refund window for annual plans?"] in embedded
+    [chat] = ollama.requests_to("/api/chat")
+    assert "Annual plans can be refunded within 30 days" in chat.body["messages"][-1]["content"]
+
+
+async def test_stream_when_ollama_errors_mid_stream_then_model_error_and_thread_not_recorded(ollama, tmp_path):
+    ollama.script(Reply(text=ANSWER, error=RUNNER_DIED, error_after=3))
+    async with ollama_app(tmp_path, ollama.base_url) as (_, client):
+        events = await stream_turn(client, "What is the answer?", "chat")
+        thread_id = events[0][1]["thread_id"]
+        thread = await client.get(f"/api/threads/{thread_id}")
+        threads = await client.get("/api/threads")
+
+    assert names(events)[0] == "metadata" and names(events)[-1] == "error"
+    assert "done" not in names(events)
+    assert [d["text"] for n, d in events if n == "token"] == ["The", " answer", " is"]
+    error = events[-1][1]
+    assert error["code"] == "model_error"
+    assert RUNNER_DIED in error["message"]
+    assert thread.status_code == 404
+    assert threads.status_code == 200 and threads.json() == []
+
+
+async def test_stream_when_chat_model_not_pulled_then_model_error_names_the_model(ollama, tmp_path):
+    async with ollama_app(tmp_path, ollama.base_url, ollama_chat_model="llama9:70b") as (_, client):
+        events = await stream_turn(client, "hi", "chat")
+
+    assert names(events)[-1] == "error" and "done" not in names(events)
+    assert events[-1][1]["code"] == "model_error"
+    assert 'model "llama9:70b" not found' in events[-1][1]["message"]
+
+
+async def test_stream_when_ollama_unreachable_then_model_unreachable_naming_the_url(tmp_path):
+    url = unreachable_url()
+    async with ollama_app(tmp_path, url) as (_, client):
+        events = await stream_turn(client, "What is the answer?", "chat")
+
+    assert names(events)[0] == "metadata" and names(events)[-1] == "error"
+    assert "done" not in names(events) and "token" not in names(events)
+    error = events[-1][1]
+    assert error["code"] == "model_unreachable"
+    assert url in error["message"]
+
+
+async def test_chat_json_when_ollama_unreachable_then_503_naming_the_url(tmp_path):
+    url = unreachable_url()
+    async with ollama_app(tmp_path, url) as (_, client):
+        response = await client.post("/api/chat", json={"message": "What is the answer?", "mode": "chat"})
+        threads = await client.get("/api/threads")
+
+    assert response.status_code == 503
+    assert url in response.json()["detail"] and "RAG_OLLAMA_BASE_URL" in response.json()["detail"]
+    assert threads.json() == []
+
+
+async def test_chat_json_when_ollama_errors_mid_stream_then_502_with_ollama_text(ollama, tmp_path):
+    ollama.script(Reply(text=ANSWER, error=RUNNER_DIED, error_after=1))
+    async with ollama_app(tmp_path, ollama.base_url) as (_, client):
+        response = await client.post("/api/chat", json={"message": "What is the answer?", "mode": "chat"})
+
+    assert response.status_code == 502
+    assert RUNNER_DIED in response.json()["detail"]
+
+
+async def test_chat_json_returns_the_whole_ollama_answer(ollama, tmp_path):
+    ollama.script(ANSWER)
+    async with ollama_app(tmp_path, ollama.base_url) as (_, client):
+        response = await client.post("/api/chat", json={"message": "What is the answer?", "mode": "chat"})
+
+    assert response.status_code == 200
+    assert response.json()["answer"] == ANSWER and response.json()["sources"] == []

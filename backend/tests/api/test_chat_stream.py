@@ -1,0 +1,86 @@
+import uuid
+
+import httpx
+
+from backend.tests.sse import parse_sse
+
+NODES_RAG = ["router", "rewriter", "retriever", "generator", "memory"]
+
+
+async def stream(client: httpx.AsyncClient, **body) -> tuple[httpx.Response, list[tuple[str, dict]]]:
+    response = await client.post("/api/chat/stream", json=body)
+    return response, parse_sse(response.text)
+
+
+async def test_stream_rag_turn_emits_contract_sequence(client):
+    response, events = await stream(client, message="How often must the Zephyr-9 be serviced?")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["x-accel-buffering"] == "no"
+    names = [n for n, _ in events]
+    assert names[0] == "metadata" and names[-1] == "done"
+    assert names[-2] == "sources"
+    thread_id = events[0][1]["thread_id"]
+    assert uuid.UUID(thread_id).version == 4 and events[0][1]["run_id"]
+    statuses = [(d["node"], d["phase"]) for n, d in events if n == "status"]
+    assert statuses == [(node, phase) for node in NODES_RAG for phase in ("start", "end")]
+    assert all(d["label"] for n, d in events if n == "status")
+    tokens = [d["text"] for n, d in events if n == "token"]
+    done = events[-1][1]
+    assert len(tokens) > 3 and all(tokens)
+    assert "".join(tokens).strip() == done["answer"]
+    assert "12 months" in done["answer"] and "[S1]" in done["answer"]
+    assert done["thread_id"] == thread_id and done["intent"] == "rag"
+    assert done["rewritten_query"] == "How often must the Zephyr-9 be serviced?"
+    sources = events[-2][1]["sources"]
+    assert sources[0]["id"] == "S1" and sources[0]["document"] == "zephyr-9-service-manual.md"
+    assert {"document", "page", "chunk", "snippet", "score"} <= set(sources[0])
+
+
+async def test_stream_tokens_come_only_from_generator(client):
+    _, events = await stream(client, message="How often must the Zephyr-9 be serviced?")
+    _, events = await stream(client, message="how much does it cost?", thread_id=events[0][1]["thread_id"])
+    order = [(n, d.get("node"), d.get("phase")) for n, d in events]
+    first_token = next(i for i, e in enumerate(order) if e[0] == "token")
+    last_token = max(i for i, e in enumerate(order) if e[0] == "token")
+    assert order[first_token - 1] == ("status", "generator", "start")
+    assert order[last_token + 1] == ("status", "generator", "end")
+    assert "rewriter" in [d.get("node") for _, d in events]
+
+
+async def test_stream_chat_turn_has_no_sources_and_skips_retrieval(client):
+    _, events = await stream(client, message="Hello!")
+    names = [n for n, _ in events]
+    assert "sources" not in names
+    assert [d["node"] for n, d in events if n == "status" and d["phase"] == "start"] == [
+        "router",
+        "generator",
+        "memory",
+    ]
+    assert events[-1][1]["intent"] == "chat"
+
+
+async def test_stream_mention_targets_one_document_and_labels_search(client):
+    _, events = await stream(client, message="@it-security-policy what about passwords?")
+    labels = [d["label"] for n, d in events if n == "status" and d["node"] == "retriever" and d["phase"] == "start"]
+    assert labels == ["Searching it-security-policy…"]
+    assert {s["document"] for s in events[-2][1]["sources"]} == {"it-security-policy.md"}
+
+
+async def test_stream_follow_up_in_same_thread_sees_history(client, app):
+    _, first = await stream(client, message="What is the notice period?", mode="rag")
+    thread_id = first[0][1]["thread_id"]
+    model = app.state.services.deps.chat_model
+    model.calls.clear()
+    _, second = await stream(client, message="and during probation?", thread_id=thread_id, mode="rag")
+    assert second[-1][0] == "done" and second[-1][1]["thread_id"] == thread_id
+    generator_prompt = model.calls[-1]
+    assert [m.text for m in generator_prompt[1:2]] == ["What is the notice period?"]
+
+
+async def test_chat_json_returns_answer_with_sources(client):
+    response = await client.post("/api/chat", json={"message": "How much does a Zephyr-9 service cost?", "mode": "rag"})
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"thread_id", "answer", "sources", "intent", "rewritten_query"}
+    assert "240 euros" in body["answer"] and body["sources"][0]["document"] == "zephyr-9-service-manual.md"

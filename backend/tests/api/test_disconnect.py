@@ -1,0 +1,51 @@
+import asyncio
+import time
+
+import httpx
+from langchain_core.messages import HumanMessage
+
+from backend.llm.fake import ScriptedChatModel
+from backend.main import create_app
+from backend.tests.live_server import serve_in_thread
+
+
+class CancellationRecordingFake(ScriptedChatModel):
+    """Scripted fake that remembers whether its stream was cancelled and how many tokens it produced."""
+
+    cancelled: bool = False
+    produced: int = 0
+
+    async def _astream(self, messages, stop=None, run_manager=None, **kwargs):
+        try:
+            async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+                self.produced += 1
+                yield chunk
+        except (asyncio.CancelledError, GeneratorExit):
+            self.cancelled = True
+            raise
+
+
+def test_stream_when_client_disconnects_then_model_cancelled_and_turn_not_persisted(settings):
+    app = create_app(settings)
+    with serve_in_thread(app) as url:
+        slow = CancellationRecordingFake(tokens_per_second=10)
+        app.state.services.deps.chat_model = slow
+        reply_words = len(slow.invoke([HumanMessage("hello")]).text.split())
+        thread_id = "disconnect-test"
+        with httpx.Client(base_url=url, timeout=30) as client:
+            with client.stream("POST", "/api/chat/stream", json={"message": "hello", "thread_id": thread_id}) as r:
+                for line in r.iter_lines():
+                    if line.startswith("event: token"):
+                        break
+            deadline = time.monotonic() + 3
+            while not slow.cancelled and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert slow.cancelled, "the model stream kept running after the client left"
+            assert slow.produced < reply_words
+            assert client.get(f"/api/threads/{thread_id}").status_code == 404
+            assert client.get("/api/threads").json() == []
+            # the thread still works afterwards, with no half-finished turn in its history
+            done = client.post("/api/chat", json={"message": "thanks", "thread_id": thread_id, "mode": "chat"})
+            assert done.status_code == 200
+            messages = client.get(f"/api/threads/{thread_id}").json()["messages"]
+            assert [m["content"] for m in messages if m["role"] == "user"] == ["thanks"]

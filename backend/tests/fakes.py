@@ -1,0 +1,53 @@
+"""Test fakes built per test: an in-memory retriever and a recording chat model."""
+
+from dataclasses import dataclass, field
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langgraph.runtime import Runtime
+
+from backend.graph.deps import GraphDeps
+from backend.graph.state import Source
+from backend.llm.fake import ScriptedChatModel
+from backend.settings import Settings
+
+
+def source(sid: str, document: str, text: str, score: float = 0.8) -> Source:
+    """A Source with sensible defaults for tests."""
+    return Source(id=sid, document=document, page=None, chunk=0, snippet=text[:40], score=score, text=text)
+
+
+@dataclass
+class FakeRetriever:
+    """In-memory retriever: returns the configured hits and records every search."""
+
+    hits: list[Source] = field(default_factory=list)
+    distance: float | None = 0.5
+    names: list[str] = field(default_factory=list)
+    searches: list[tuple[str, int, list[str] | None]] = field(default_factory=list)
+    probes: int = 0
+
+    async def search(self, query: str, k: int, documents: list[str] | None = None) -> list[Source]:
+        self.searches.append((query, k, documents))
+        return [h for h in self.hits if documents is None or h["document"] in documents][:k]
+
+    async def nearest_distance(self, query: str) -> float | None:
+        self.probes += 1
+        return self.distance
+
+    async def document_names(self) -> list[str]:
+        return self.names or sorted({h["document"] for h in self.hits})
+
+
+def runtime(chat_model=None, retriever: FakeRetriever | None = None, **settings) -> Runtime[GraphDeps]:
+    """A Runtime whose context holds the given fakes."""
+    deps = GraphDeps(
+        chat_model=chat_model or ScriptedChatModel(),
+        retriever=retriever or FakeRetriever(),
+        settings=Settings(llm_backend="fake", **settings),
+    )
+    return Runtime(context=deps)
+
+
+def replying(*texts: str) -> GenericFakeChatModel:
+    """A fresh GenericFakeChatModel answering with the given texts in turn."""
+    return GenericFakeChatModel(messages=iter(texts))

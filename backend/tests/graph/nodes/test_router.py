@@ -1,0 +1,62 @@
+from backend.graph.nodes.router import mentions, next_after_router, route
+from backend.tests.fakes import FakeRetriever, replying, runtime
+
+
+async def test_route_when_mention_then_rag_targeted_without_probe():
+    retriever = FakeRetriever()
+    out = await route(
+        {"question": 'Compare @Policy.pdf with @"Annual Report 2024"', "mode": "auto"}, runtime(retriever=retriever)
+    )
+    assert out["intent"] == "rag"
+    assert out["targeted_documents"] == ["Policy.pdf", "Annual Report 2024"]
+    assert "@Policy.pdf" in out["route_reason"]
+    assert retriever.probes == 0
+
+
+async def test_route_when_mode_forced_then_mode_wins_over_keywords():
+    assert (await route({"question": "hello there", "mode": "rag"}, runtime()))["intent"] == "rag"
+    assert (await route({"question": "according to the policy?", "mode": "chat"}, runtime()))["intent"] == "chat"
+
+
+async def test_route_when_greeting_or_poem_then_chat_without_probe():
+    retriever = FakeRetriever()
+    for q in ("Hello!", "thanks a lot", "Write a poem about the sea"):
+        out = await route({"question": q, "mode": "auto"}, runtime(retriever=retriever))
+        assert out["intent"] == "chat", q
+    assert retriever.probes == 0
+
+
+async def test_route_when_document_keywords_then_rag_without_probe():
+    retriever = FakeRetriever()
+    out = await route(
+        {"question": "Which document covers parental leave?", "mode": "auto"}, runtime(retriever=retriever)
+    )
+    assert out["intent"] == "rag"
+    assert retriever.probes == 0
+
+
+async def test_route_when_ambiguous_then_vector_probe_decides():
+    near = await route({"question": "notice period", "mode": "auto"}, runtime(retriever=FakeRetriever(distance=0.3)))
+    far = await route({"question": "notice period", "mode": "auto"}, runtime(retriever=FakeRetriever(distance=1.3)))
+    empty = await route({"question": "notice period", "mode": "auto"}, runtime(retriever=FakeRetriever(distance=None)))
+    assert (near["intent"], far["intent"], empty["intent"]) == ("rag", "chat", "chat")
+    assert "0.30" in near["route_reason"] and "empty" in empty["route_reason"]
+
+
+async def test_route_when_probe_inconclusive_then_one_llm_call():
+    model = replying("chat")
+    out = await route(
+        {"question": "tell me about zebras", "mode": "auto"},
+        runtime(chat_model=model, retriever=FakeRetriever(distance=0.85)),
+    )
+    assert out["intent"] == "chat"
+    assert "model judged" in out["route_reason"]
+
+
+def test_mentions_ignore_emails_and_keep_order_without_duplicates():
+    assert mentions("mail bob@example.com about @policy and @policy, then @faq.md") == ["policy", "faq.md"]
+
+
+def test_next_after_router_follows_intent():
+    assert next_after_router({"intent": "rag"}) == "rewriter"
+    assert next_after_router({"intent": "chat"}) == "generator"
