@@ -2,7 +2,7 @@
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,23 +27,27 @@ class Models:
     embedding_model: str
 
 
+def embedding_function(settings: Settings) -> tuple[Any, str]:
+    """The Chroma embedding function for the chosen backend and its model name (may fetch the ONNX files)."""
+    if settings.llm_backend == "ollama":
+        return OllamaEmbeddingFunction(ollama_embeddings(settings)), settings.ollama_embed_model
+    return OfflineMiniLM(ensure_onnx_files(settings.cache_dir)), "all-MiniLM-L6-v2"
+
+
 @asynccontextmanager
 async def open_models(settings: Settings) -> AsyncIterator[Models]:
     """Start (embedded) or connect (ollama, fake) the models; stop them on exit."""
-    async with AsyncExitStack() as stack:
-        if settings.llm_backend == "ollama":
-            embed = OllamaEmbeddingFunction(ollama_embeddings(settings))
-            yield Models(
-                "ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, settings.ollama_embed_model
-            )
-            return
-        minilm = OfflineMiniLM(await asyncio.to_thread(ensure_onnx_files, settings.cache_dir))
-        if settings.llm_backend == "fake":
-            chat: BaseChatModel = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)
-            yield Models("fake", "scripted-fake", chat, minilm, "all-MiniLM-L6-v2")
-            return
-        spec = MODELS[settings.embedded_model]
-        path = await asyncio.to_thread(ensure_model, spec, settings.cache_dir)
+    embed, embed_name = await asyncio.to_thread(embedding_function, settings)
+    if settings.llm_backend == "ollama":
+        yield Models("ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, embed_name)
+        return
+    if settings.llm_backend == "fake":
+        chat = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)
+        yield Models("fake", "scripted-fake", chat, embed, embed_name)
+        return
+    spec = MODELS[settings.embedded_model]
+    path = await asyncio.to_thread(ensure_model, spec, settings.cache_dir)
+    with ExitStack() as stack:
         server = llama_server(path, settings.embedded_ctx, settings.embedded_threads)
         url = await asyncio.to_thread(stack.enter_context, server)
-        yield Models("embedded", spec.name, embedded_chat_model(url, spec.name, settings), minilm, "all-MiniLM-L6-v2")
+        yield Models("embedded", spec.name, embedded_chat_model(url, spec.name, settings), embed, embed_name)
