@@ -54,8 +54,13 @@ class Settings(BaseSettings):
     # conversation and retrieval
     history_turns: int = Field(5, ge=0, description="Past exchanges the generator sees verbatim.")
     retrieval_top_k: int = Field(4, ge=1, description="Chunks handed to the generator.")
-    relevance_max_distance: float = Field(
-        0.9, description="Cosine distance under which a chunk counts as relevant (router probe and retriever)."
+    relevance_max_distance: float = Field(0.9, description="Cosine distance above which a chunk is not relevant.")
+    router_rag_distance: float = Field(
+        0.75, description="Router probe: a question this close to a chunk goes to the documents path."
+    )
+    router_chat_distance: float = Field(
+        1.0,
+        description="Router probe: a question farther than this from every chunk is chat; between, the model decides.",
     )
     chroma_url: str | None = Field(None, description="Chroma server URL; unset means on-disk Chroma in data_dir.")
     collection: str = Field("ragline", description="Chroma collection name.")

@@ -21,10 +21,6 @@ RAG_RE = re.compile(
     r"|find|search|cite|source|sources)\b",
     re.IGNORECASE,
 )
-# Below the first distance a question is about the documents, above the second it is not;
-# in between the router asks the model.
-PROBE_RAG_BELOW = 0.75
-PROBE_CHAT_ABOVE = 1.0
 
 
 def mentions(text: str) -> list[str]:
@@ -46,12 +42,13 @@ async def route(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         return _decide("chat", "greeting or creative request")
     if RAG_RE.search(question):
         return _decide("rag", "asks about documents")
+    settings = runtime.context.settings
     distance = await runtime.context.retriever.nearest_distance(question)
     if distance is None:
         return _decide("chat", "knowledge base is empty")
-    if distance < PROBE_RAG_BELOW:
+    if distance < settings.router_rag_distance:
         return _decide("rag", f"close to a document chunk (distance {distance:.2f})")
-    if distance > PROBE_CHAT_ABOVE:
+    if distance > settings.router_chat_distance:
         return _decide("chat", f"far from every document chunk (distance {distance:.2f})")
     reply = await runtime.context.chat_model.ainvoke([HumanMessage(content=INTENT.format(question=question))])
     intent = "chat" if "chat" in reply.text.lower() and "document" not in reply.text.lower() else "rag"
