@@ -63,7 +63,9 @@ class Settings(BaseSettings):
         description="Router probe: a question farther than this from every chunk is chat; between, the model decides.",
     )
     chroma_url: str | None = Field(None, description="Chroma server URL; unset means on-disk Chroma in data_dir.")
-    collection: str = Field("ragline", description="Chroma collection name.")
+    collection: str = Field(
+        "ragline", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$", description="Chroma collection name."
+    )
 
     # HTTP
     max_message_chars: int = Field(16000, description="Longest chat message accepted.")

@@ -84,3 +84,19 @@ async def test_chat_json_returns_answer_with_sources(client):
     body = response.json()
     assert set(body) == {"thread_id", "answer", "sources", "intent", "rewritten_query"}
     assert "240 euros" in body["answer"] and body["sources"][0]["document"] == "zephyr-9-service-manual.md"
+
+
+async def test_stream_sends_heartbeat_pings_while_answer_is_slow(tmp_path):
+    from asgi_lifespan import LifespanManager
+
+    from backend.main import create_app
+    from backend.tests.conftest import fake_settings
+
+    app = create_app(fake_settings(tmp_path, heartbeat_seconds=1, fake_tokens_per_second=8))
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        response = await c.post("/api/chat/stream", json={"message": "hello", "mode": "chat"}, timeout=30)
+    assert response.text.count(": ping") >= 1
+    assert parse_sse(response.text)[-1][0] == "done"
