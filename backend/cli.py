@@ -1,7 +1,6 @@
 """Command line: `python -m backend.cli prepare | ingest PATH... | serve`, used by scripts/start and scripts/ingest."""
 
 import argparse
-import asyncio
 import logging
 import sys
 import time
@@ -10,7 +9,9 @@ from pathlib import Path
 from backend.llm.factory import embedding_function
 from backend.llm.model_files import MODELS, ModelFileError, ensure_model
 from backend.rag.embeddings import ensure_onnx_files
-from backend.rag.ingest import ingest_paths
+from backend.rag.ingestion import iter_files
+from backend.rag.knowledge import KnowledgeBase
+from backend.rag.loaders import DocumentError
 from backend.rag.store import open_client, open_collection
 from backend.settings import Settings, get_settings
 
@@ -25,24 +26,69 @@ def prepare(settings: Settings, model: str | None) -> None:
         print(f"chat model ready: {ensure_model(spec, settings.cache_dir)}")
 
 
-def ingest(settings: Settings, paths: list[Path], if_empty: bool) -> None:
-    """Ingest files and folders into the knowledge base and print a summary."""
+def ingest(settings: Settings, paths: list[Path], if_empty: bool) -> int:
+    """Ingest files and folders with a progress bar and a summary; returns the number of failed files."""
     missing = [p for p in paths if not p.exists()]
     if missing:
         raise SystemExit(f"no such file or folder: {', '.join(map(str, missing))}")
-    embed, _ = embedding_function(settings)
-    collection = open_collection(open_client(settings), settings.collection, embed)
-    if if_empty and collection.count() > 0:
-        print(f"knowledge base already holds {collection.count()} chunks; skipping sample ingestion")
-        return
-    start = time.perf_counter()
-    counts = asyncio.run(ingest_paths(collection, paths))
-    elapsed = time.perf_counter() - start
-    for name, chunks in counts.items():
-        print(f"  {name}: {chunks} chunks")
-    total = sum(counts.values())
-    rate = total / max(elapsed, 1e-9)
-    print(f"ingested {len(counts)} documents, {total} chunks in {elapsed:.1f} s ({rate:.1f} chunks/s)")
+    embed, embed_name = embedding_function(settings)
+    kb = KnowledgeBase(settings, open_collection(open_client(settings), settings.collection, embed), embed, embed_name)
+    if if_empty and kb.index.documents():
+        print(f"knowledge base already holds {len(kb.index.documents())} documents; skipping sample ingestion")
+        return 0
+    files = iter_files(paths)
+    bar = ProgressBar(len(files))
+    outcomes: dict[str, list[str]] = {}
+    for n, f in enumerate(files, start=1):
+        bar.document(n, f.name)
+        try:
+            result = kb.ingestor.ingest(f.name, f.read_bytes(), progress=bar.chunks)
+            outcomes.setdefault(result.outcome, []).append(f.name)
+        except DocumentError as exc:
+            outcomes.setdefault("failed", []).append(f"{f.name}: {exc.message}")
+    bar.close()
+    summary = ", ".join(f"{len(v)} {k}" for k, v in outcomes.items()) or "no supported files found"
+    print(f"{len(files)} files: {summary}; {bar.total_chunks} chunks embedded at {bar.rate():.1f} chunks/s")
+    for line in outcomes.get("failed", []):
+        print(f"  failed: {line}", file=sys.stderr)
+    return len(outcomes.get("failed", []))
+
+
+class ProgressBar:
+    """One status line on stderr: documents done, chunks of the current one, chunks per second."""
+
+    def __init__(self, files: int) -> None:
+        self.files, self.total_chunks, self._name, self._n, self._last = files, 0, "", 0, 0
+        self._start = time.perf_counter()
+        self._tty = sys.stderr.isatty()
+
+    def document(self, n: int, name: str) -> None:
+        """A new document starts."""
+        self._n, self._name, self._last = n, name, 0
+        self._draw(0, 0)
+
+    def chunks(self, done: int, total: int) -> None:
+        """Progress inside the current document (the ingestor's callback)."""
+        self.total_chunks += done - self._last
+        self._last = done
+        self._draw(done, total)
+
+    def rate(self) -> float:
+        """Chunks embedded per second so far."""
+        return self.total_chunks / max(time.perf_counter() - self._start, 1e-9)
+
+    def _draw(self, done: int, total: int) -> None:
+        filled = int(20 * (self._n - 1 + (done / total if total else 0)) / max(self.files, 1))
+        line = (
+            f"[{'#' * filled}{'.' * (20 - filled)}] {self._n}/{self.files} {self._name[:40]} "
+            f"{done}/{total} chunks, {self.rate():.1f} chunks/s"
+        )
+        print(("\r" + line) if self._tty else line, end="" if self._tty else "\n", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        """End the status line."""
+        if self._tty:
+            print(file=sys.stderr)
 
 
 def serve(settings: Settings) -> None:
@@ -70,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.command == "prepare":
             prepare(settings, args.model)
         elif args.command == "ingest":
-            ingest(settings, args.paths, args.if_empty)
+            sys.exit(1 if ingest(settings, args.paths, args.if_empty) else 0)
         else:
             serve(settings)
     except ModelFileError as exc:

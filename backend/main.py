@@ -10,13 +10,13 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from backend.api import chat, errors, health, threads
+from backend.api import chat, documents, errors, health, search, threads
 from backend.api.deps import Services
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import open_models
 from backend.memory.threads import ThreadStore
-from backend.rag.retriever import VectorRetriever
+from backend.rag.knowledge import KnowledgeBase
 from backend.rag.store import open_client, open_collection
 from backend.settings import Settings, get_settings
 
@@ -48,11 +48,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await threads.setup()
         client = await asyncio.to_thread(open_client, settings)
         collection = await asyncio.to_thread(open_collection, client, settings.collection, models.embedding_function)
-        retriever = VectorRetriever(collection, settings.relevance_max_distance)
-        deps = GraphDeps(chat_model=models.chat_model, retriever=retriever, settings=settings)
-        app.state.services = Services(build_graph(checkpointer), deps, threads, checkpointer, models, collection)
-        log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
-        yield
+        knowledge = await asyncio.to_thread(
+            KnowledgeBase, settings, collection, models.embedding_function, models.embedding_model
+        )
+        async with knowledge.running():
+            deps = GraphDeps(chat_model=models.chat_model, retriever=knowledge.retriever, settings=settings)
+            graph = build_graph(checkpointer)
+            app.state.services = Services(graph, deps, threads, checkpointer, models, knowledge)
+            log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
+            yield
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -64,6 +68,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             CORSMiddleware, allow_origins=app.state.settings.cors_origins, allow_methods=["*"], allow_headers=["*"]
         )
     errors.install(app)
-    for module in (chat, threads, health):
+    for module in (chat, threads, documents, search, health):
         app.include_router(module.router)
     return app

@@ -26,6 +26,8 @@ class SourceOut(BaseModel):
     chunk: int
     snippet: str
     score: float
+    section: str | None = None
+    chunks: list[int] | None = None
 
 
 class ChatResponse(BaseModel):
@@ -68,6 +70,53 @@ class ThreadPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str = Field(min_length=1, max_length=200)
+
+
+class DocumentOut(BaseModel):
+    """A document in the knowledge base (GET /api/documents and /api/documents/{id})."""
+
+    id: str
+    name: str
+    type: str
+    pages: int | None
+    chunks: int
+    size: int
+    ingested_at: str | None
+    status: Literal["queued", "processing", "ready", "failed"]
+    progress: float
+    error: str | None
+
+
+class UploadRejected(BaseModel):
+    """A file of a multi-file upload that was not accepted."""
+
+    name: str
+    status: int
+    detail: str
+
+
+class UploadAccepted(BaseModel):
+    """Body of POST /api/documents (202)."""
+
+    documents: list[DocumentOut]
+    rejected: list[UploadRejected] = []
+
+
+class SearchRequest(BaseModel):
+    """Body of POST /api/search."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=2000)
+    k: int = Field(10, ge=1, le=50)
+    documents: list[str] | None = None
+
+
+class SearchResponse(BaseModel):
+    """Body of POST /api/search: the chat's retrieval pipeline without the model."""
+
+    results: list[SourceOut]
+    timings: dict[str, float]
 
 
 # --- SSE payloads: event name -> data model -------------------------------------------------

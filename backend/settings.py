@@ -62,6 +62,22 @@ class Settings(BaseSettings):
         1.0,
         description="Router probe: a question farther than this from every chunk is chat; between, the model decides.",
     )
+    search_candidates: int = Field(
+        20, ge=1, description="Hits taken from each of BM25 and vector search before fusion."
+    )
+    neighbor_window: int = Field(1, ge=0, description="Neighbouring chunks added on each side of a hit.")
+    intro_chunks: int = Field(1, ge=0, description="First chunks of each @mentioned document always included.")
+    context_token_budget: int = Field(700, ge=50, description="Most context tokens handed to the generator.")
+    chunk_target_tokens: int = Field(200, ge=20, description="Target chunk size in tokens.")
+    chunk_overlap_tokens: int = Field(30, ge=0, description="Overlap between consecutive chunks of a section.")
+    reranker: Literal["auto", "flashrank", "embedding", "none"] = Field(
+        "auto", description="auto: FlashRank when its model folder exists, else the embedding fallback."
+    )
+    flashrank_dir: Path | None = Field(
+        None, description="Folder holding FlashRank models; unset means cache_dir/flashrank."
+    )
+    flashrank_model: str = Field("ms-marco-TinyBERT-L-2-v2", description="FlashRank model folder name.")
+    max_upload_mb: float = Field(50.0, gt=0, description="Largest document accepted by upload, in megabytes.")
     chroma_url: str | None = Field(None, description="Chroma server URL; unset means on-disk Chroma in data_dir.")
     collection: str = Field(
         "ragline", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$", description="Chroma collection name."
@@ -77,6 +93,8 @@ class Settings(BaseSettings):
         self.data_dir = self.data_dir.expanduser()
         self.cache_dir = self.cache_dir.expanduser()
         self.ollama_base_url = ollama_url(self.ollama_base_url)
+        if self.chunk_overlap_tokens >= self.chunk_target_tokens:
+            raise ValueError("RAG_CHUNK_OVERLAP_TOKENS must be smaller than RAG_CHUNK_TARGET_TOKENS")
         return self
 
     @property
@@ -88,6 +106,16 @@ class Settings(BaseSettings):
     def ollama_embed_url(self) -> str:
         """Ollama host for embeddings: its own setting or the chat host."""
         return self.ollama_embed_base_url or self.ollama_base_url
+
+    @property
+    def knowledge_path(self) -> Path:
+        """SQLite file holding the document registry, chunk texts and the BM25 index."""
+        return self.data_dir / "knowledge.sqlite"
+
+    @property
+    def flashrank_path(self) -> Path:
+        """Where FlashRank model folders are looked for."""
+        return self.flashrank_dir or self.cache_dir / "flashrank"
 
     @property
     def chroma_path(self) -> Path:

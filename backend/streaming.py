@@ -32,12 +32,19 @@ def start_label(node: str, state: dict[str, Any]) -> str:
     return NODE_LABELS[node] + "…"
 
 
+def end_label(node: str, output: Any) -> str:
+    """Human text for a node that ended; unresolved @mentions are said here, not hidden."""
+    notes = output.get("mention_notes") if isinstance(output, dict) else None
+    return "; ".join(notes) if node == "router" and notes else NODE_LABELS[node]
+
+
 def end_detail(node: str, output: Any) -> str | None:
     """What a node decided, for the status event at its end."""
     if not isinstance(output, dict):
         return None
     if node == "router":
-        return f"{output.get('intent')}: {output.get('route_reason')}"
+        notes = "; ".join(output.get("mention_notes") or [])
+        return f"{output.get('intent')}: {output.get('route_reason')}" + (f" ({notes})" if notes else "")
     if node == "rewriter":
         return output.get("rewritten_query")
     if node == "retriever":
@@ -70,18 +77,22 @@ async def turn_events(
     """Run one turn, yielding metadata, status, token, sources and done (or error) payloads in order."""
     yield MetadataEvent(thread_id=thread_id, run_id=run_id)
     config = {"configurable": {"thread_id": thread_id}, "run_id": run_id}
+    streamed = False
     try:
         async for ev in graph.astream_events(
             turn_input(question, mode), config, context=deps, version="v2", durability="sync"
         ):
             payload = _map_event(ev)
             if payload is not None:
+                streamed = streamed or isinstance(payload, TokenEvent)
                 yield payload
         state: ChatState = (await graph.aget_state(config)).values  # type: ignore[assignment]
     except Exception as exc:  # the stream reports it; nothing half-written was committed to history
         log.exception("turn failed on thread %s", thread_id)
         yield describe_error(exc, deps)
         return
+    if not streamed and state.get("answer"):  # decided without the model (e.g. an unknown @mention)
+        yield TokenEvent(text=state["answer"])
     if state.get("sources"):
         yield SourcesEvent(sources=_source_out(state["sources"]))
     yield DoneEvent(
@@ -104,6 +115,7 @@ def _map_event(ev: dict[str, Any]) -> BaseModel | None:
     if kind == "on_chain_start":
         return StatusEvent(node=name, phase="start", label=start_label(name, ev["data"].get("input") or {}))
     if kind == "on_chain_end":
-        detail = end_detail(name, ev["data"].get("output"))
-        return StatusEvent(node=name, phase="end", label=NODE_LABELS[name], detail=detail)
+        output = ev["data"].get("output")
+        detail = end_detail(name, output)
+        return StatusEvent(node=name, phase="end", label=end_label(name, output), detail=detail)
     return None

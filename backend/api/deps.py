@@ -2,7 +2,6 @@
 
 from dataclasses import dataclass
 
-from chromadb.api.models.Collection import Collection
 from fastapi import Request
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
@@ -10,6 +9,7 @@ from langgraph.graph.state import CompiledStateGraph
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
 from backend.memory.threads import ThreadStore
+from backend.rag.knowledge import KnowledgeBase
 
 
 @dataclass
@@ -21,7 +21,7 @@ class Services:
     threads: ThreadStore
     checkpointer: BaseCheckpointSaver
     models: Models
-    collection: Collection
+    knowledge: KnowledgeBase
 
 
 def get_services(request: Request) -> Services:

@@ -22,14 +22,15 @@ def _version(package: str) -> str | None:
 @router.get("/health")
 async def health(services: Annotated[Services, Depends(get_services)]) -> dict:
     """Status of the server and its models."""
-    names = await services.deps.retriever.document_names()
+    index = services.knowledge.index
+    documents = await asyncio.to_thread(index.documents)
     return {
         "status": "ok",
         "backend": services.models.backend,
         "model": services.models.model,
         "embedding_model": services.models.embedding_model,
-        "reranker": "none",
-        "documents": len(names),
-        "chunks": await asyncio.to_thread(services.collection.count),
+        "reranker": services.knowledge.reranker.name,
+        "documents": sum(1 for d in documents if d.version > 0),
+        "chunks": await asyncio.to_thread(index.count_chunks),
         "versions": {p: _version(p) for p in PACKAGES},
     }

@@ -1,6 +1,6 @@
 """ChatState: what one chat turn reads and writes, checkpointed per thread."""
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -19,6 +19,8 @@ class Source(TypedDict):
     snippet: str
     score: float
     text: str
+    section: NotRequired[str | None]
+    chunks: NotRequired[list[int]]
 
 
 class ChatState(TypedDict, total=False):
@@ -31,6 +33,7 @@ class ChatState(TypedDict, total=False):
     intent: Intent
     route_reason: str
     targeted_documents: list[str]
+    mention_notes: list[str]
     documents: list[Source]
     sources: list[Source]
     triage: dict
@@ -47,6 +50,7 @@ def turn_input(question: str, mode: Mode) -> ChatState:
         "intent": "chat",
         "route_reason": "",
         "targeted_documents": [],
+        "mention_notes": [],
         "documents": [],
         "sources": [],
         "triage": {},

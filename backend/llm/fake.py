@@ -18,7 +18,8 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD_RE.findall(text.lower()) if len(w) > 2}
+    """Content words, crudely singularised so that "costs" matches "cost"."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD_RE.findall(text.lower()) if len(w) > 2}
 
 
 def best_sentence(text: str, question: str) -> str:
@@ -26,7 +27,7 @@ def best_sentence(text: str, question: str) -> str:
     parts = re.split(r"(?<=[.!?])\s+|\n+", text)
     sentences = [s.strip() for s in parts if s.strip() and not s.lstrip().startswith("#")]
     q = _words(question)
-    return max(sentences, key=lambda s: len(_words(s) & q), default=text.strip())
+    return max(sentences, key=lambda s: (len(_words(s) & q), s.endswith((".", "!", "?"))), default=text.strip())
 
 
 def scripted_reply(messages: list[BaseMessage]) -> str:

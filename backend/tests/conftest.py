@@ -9,7 +9,7 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from backend.main import create_app
-from backend.rag.ingest import ingest_paths
+from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "data" / "documents"
@@ -17,7 +17,13 @@ SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "data" / "documents"
 
 def fake_settings(data_dir: Path, **overrides) -> Settings:
     """Settings for the scripted fake model on a temp data dir (real Chroma, real SQLite, real ONNX embeddings)."""
-    values = {"llm_backend": "fake", "data_dir": data_dir, "fake_tokens_per_second": 0.0, **overrides}
+    values = {
+        "llm_backend": "fake",
+        "data_dir": data_dir,
+        "fake_tokens_per_second": 0.0,
+        "flashrank_dir": data_dir / "no-flashrank-models",
+        **overrides,
+    }
     return Settings(**values)
 
 
@@ -31,7 +37,7 @@ async def app(settings: Settings) -> AsyncIterator[FastAPI]:
     """The app, started, with the sample documents ingested."""
     application = create_app(settings)
     async with LifespanManager(application):
-        await ingest_paths(application.state.services.collection, [SAMPLE_DOCS])
+        await ingest_paths(application.state.services.knowledge, [SAMPLE_DOCS])
         yield application
 
 

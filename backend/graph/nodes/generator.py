@@ -34,6 +34,9 @@ def final_message(state: ChatState) -> HumanMessage:
 
 async def generate(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set answer and sources; tokens reach the client through the model's stream events."""
+    triage = state.get("triage", {})
+    if triage.get("skip_llm"):
+        return {"answer": triage.get("early_response", ""), "sources": []}
     prompt = [*prompt_prefix(state, runtime.context.settings.history_turns), final_message(state)]
     parts: list[str] = []
     async for chunk in runtime.context.chat_model.astream(prompt):

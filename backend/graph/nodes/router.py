@@ -9,8 +9,9 @@ from langgraph.runtime import Runtime
 from backend.graph.deps import GraphDeps
 from backend.graph.prompts import INTENT
 from backend.graph.state import ChatState
+from backend.rag.mentions import resolve
 
-MENTION_RE = re.compile(r'(?<![\w@])@(?:"([^"]+)"|([\w][\w.\-]*[\w]|\w))')
+MENTION_RE = re.compile(r"""(?<![\w@])@(?:"([^"]+)"|([^\s"'@,;!?()]*[^\s"'@,;!?().:]))""")
 CHAT_RE = re.compile(
     r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks?( you)?|thank you|bye|goodbye|how are you)\b"
     r"|\b(write|compose) (me )?(a|an) (poem|haiku|story|joke|limerick|song)\b|\btell me a joke\b",
@@ -32,10 +33,20 @@ def mentions(text: str) -> list[str]:
 async def route(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set intent, targeted documents and the reason for the choice."""
     question = state["question"]
-    targeted = mentions(question)
+    mentioned = mentions(question)
     mode = state.get("mode", "auto")
-    if targeted:
-        return _decide("rag", f"mentions {', '.join('@' + t for t in targeted)}", targeted)
+    if mentioned:
+        resolution = resolve(mentioned, await runtime.context.retriever.document_names())
+        notes = resolution.notes()
+        if not resolution.documents:
+            reply = " ".join(f"{n}." for n in notes) + " Check the name, or type @ to pick from the document list."
+            return {
+                **_decide("rag", notes[0]),
+                "mention_notes": notes,
+                "triage": {"route": "mention", "skip_llm": True, "early_response": reply},
+            }
+        reason = f"mentions {', '.join(resolution.documents)}"
+        return {**_decide("rag", reason, resolution.documents), "mention_notes": notes}
     if mode != "auto":
         return _decide(mode, f"mode is {mode}")
     if CHAT_RE.search(question):
@@ -60,5 +71,7 @@ def _decide(intent: str, reason: str, targeted: list[str] | None = None) -> dict
 
 
 def next_after_router(state: ChatState) -> Literal["rewriter", "generator"]:
-    """Routing function: documents path or straight to the generator."""
+    """Routing function: documents path, or straight to the generator (chat, or an answer already decided)."""
+    if state.get("triage", {}).get("skip_llm"):
+        return "generator"
     return "rewriter" if state["intent"] == "rag" else "generator"

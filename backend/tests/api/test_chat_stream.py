@@ -63,7 +63,7 @@ async def test_stream_chat_turn_has_no_sources_and_skips_retrieval(client):
 async def test_stream_mention_targets_one_document_and_labels_search(client):
     _, events = await stream(client, message="@it-security-policy what about passwords?")
     labels = [d["label"] for n, d in events if n == "status" and d["node"] == "retriever" and d["phase"] == "start"]
-    assert labels == ["Searching it-security-policy…"]
+    assert labels == ["Searching it-security-policy.md…"]
     assert {s["document"] for s in events[-2][1]["sources"]} == {"it-security-policy.md"}
 
 

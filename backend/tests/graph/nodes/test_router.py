@@ -1,16 +1,37 @@
 from backend.graph.nodes.router import mentions, next_after_router, route
+from backend.llm.fake import ScriptedChatModel
 from backend.tests.fakes import FakeRetriever, replying, runtime
 
 
-async def test_route_when_mention_then_rag_targeted_without_probe():
-    retriever = FakeRetriever()
+async def test_route_when_mention_then_rag_targeted_to_resolved_names_without_probe():
+    retriever = FakeRetriever(names=["Policy.pdf", "Annual Report 2024.docx"])
     out = await route(
-        {"question": 'Compare @Policy.pdf with @"Annual Report 2024"', "mode": "auto"}, runtime(retriever=retriever)
+        {"question": 'Compare @policy with @"Annual Report 2024"', "mode": "auto"}, runtime(retriever=retriever)
     )
     assert out["intent"] == "rag"
-    assert out["targeted_documents"] == ["Policy.pdf", "Annual Report 2024"]
-    assert "@Policy.pdf" in out["route_reason"]
+    assert out["targeted_documents"] == ["Policy.pdf", "Annual Report 2024.docx"]
+    assert out["mention_notes"] == [] and "Policy.pdf" in out["route_reason"]
     assert retriever.probes == 0
+
+
+async def test_route_when_mention_unknown_then_answer_decided_without_llm():
+    model = ScriptedChatModel()
+    out = await route(
+        {"question": "@../../etc/passwd show it", "mode": "auto"},
+        runtime(chat_model=model, retriever=FakeRetriever(names=["Policy.pdf"])),
+    )
+    assert out["targeted_documents"] == []
+    assert out["mention_notes"] == ['No document matches "@../../etc/passwd"']
+    assert out["triage"]["skip_llm"] is True and "No document matches" in out["triage"]["early_response"]
+    assert next_after_router({**out}) == "generator"
+    assert model.calls == []
+
+
+async def test_route_when_one_mention_ambiguous_then_search_the_resolved_one_and_say_so():
+    retriever = FakeRetriever(names=["Policy 2023.pdf", "Policy 2024.pdf", "faq.md"])
+    out = await route({"question": "@policy and @faq: parking?", "mode": "auto"}, runtime(retriever=retriever))
+    assert out["targeted_documents"] == ["faq.md"]
+    assert out["mention_notes"] == ['"@policy" matches several documents: Policy 2023.pdf, Policy 2024.pdf']
 
 
 async def test_route_when_mode_forced_then_mode_wins_over_keywords():

@@ -1,0 +1,176 @@
+"""Ingestor: validate, parse, chunk, embed and index one document; incremental and atomic per document."""
+
+import hashlib
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from chromadb.api.models.Collection import Collection
+
+from backend.rag.chunking import Chunk, chunk_sections
+from backend.rag.index import DocumentRecord, KnowledgeIndex
+from backend.rag.loaders import SUPPORTED_TYPES, DocumentError, LoadedDocument, document_type, load_document
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 32
+Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
+
+
+def validate_name(name: str) -> str:
+    """The bare file name, or DocumentError when it has path parts, `..`, control characters or no name."""
+    if not name or not name.strip():
+        raise DocumentError(422, "the file has no name; give it a name with an extension such as notes.md")
+    if "/" in name or "\\" in name or ".." in name or any(ord(ch) < 32 for ch in name) or len(name) > 255:
+        raise DocumentError(422, f"file name {name!r} is not allowed: use a plain name without '/', '\\' or '..'")
+    return name.strip()
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A parsed and chunked document ready to be embedded."""
+
+    name: str
+    data_sha256: str
+    size: int
+    loaded: LoadedDocument
+    chunks: list[Chunk]
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What ingesting one file did."""
+
+    record: DocumentRecord
+    outcome: Literal["added", "updated", "unchanged"]
+
+
+class Ingestor:
+    """Writes documents into the index and the vector store; one document at a time."""
+
+    def __init__(
+        self, index: KnowledgeIndex, collection: Collection, embed: Any, target_tokens: int, overlap_tokens: int
+    ) -> None:
+        self.index = index
+        self._collection = collection
+        self._embed = embed
+        self._target, self._overlap = target_tokens, overlap_tokens
+        self._lock = threading.Lock()
+
+    def prepare(self, name: str, data: bytes) -> Prepared:
+        """Check and parse a file without touching the stores; raises DocumentError with a 4xx status."""
+        name = validate_name(name)
+        document_type(name)
+        loaded = load_document(name, data)
+        chunks = chunk_sections(loaded.sections, self._target, self._overlap)
+        if not chunks:
+            raise DocumentError(422, f"{name} contains no text to index")
+        return Prepared(name, hashlib.sha256(data).hexdigest(), len(data), loaded, chunks)
+
+    def unchanged(self, prepared: Prepared) -> DocumentRecord | None:
+        """The stored record when this exact file is already indexed."""
+        record = self.index.by_name(prepared.name)
+        if record and record.status == "ready" and record.sha256 == prepared.data_sha256:
+            return record
+        return None
+
+    def register(self, prepared: Prepared) -> DocumentRecord:
+        """Create or re-queue the document's registry row and return it (id is stable across versions)."""
+        existing = self.index.by_name(prepared.name)
+        doc_id = existing.id if existing else uuid.uuid4().hex[:16]
+        self.index.upsert_pending(
+            doc_id, existing.name if existing else prepared.name, prepared.loaded.type, prepared.size
+        )
+        record = self.index.document(doc_id)
+        assert record is not None
+        return record
+
+    def commit(self, record: DocumentRecord, prepared: Prepared, progress: Progress | None = None) -> IngestResult:
+        """Embed the chunks under a new version, switch the document to it atomically, drop the old vectors."""
+        with self._lock:
+            version = record.version + 1
+            ids = [f"{record.id}:{version}:{c.index}" for c in prepared.chunks]
+            self.index.set_status(record.id, "processing", 0.0)
+            try:
+                self._add_vectors(record, version, prepared.chunks, ids, progress)
+                self.index.activate(
+                    record.id,
+                    version,
+                    prepared.chunks,
+                    type_=prepared.loaded.type,
+                    size=prepared.size,
+                    pages=prepared.loaded.pages,
+                    sha256=prepared.data_sha256,
+                )
+            except Exception as exc:
+                self._collection.delete(ids=ids)
+                self.index.set_status(
+                    record.id, "ready" if record.version else "failed", 1.0, f"ingestion failed: {exc}"
+                )
+                log.exception("ingesting %s failed; its previous state is kept", prepared.name)
+                raise
+            self._collection.delete(where={"$and": [{"document_id": record.id}, {"version": {"$ne": version}}]})
+        done = self.index.document(record.id)
+        assert done is not None
+        return IngestResult(done, "updated" if record.version else "added")
+
+    def ingest(self, name: str, data: bytes, progress: Progress | None = None) -> IngestResult:
+        """Prepare, skip when unchanged, else register and commit: the whole pipeline for one file."""
+        prepared = self.prepare(name, data)
+        if same := self.unchanged(prepared):
+            return IngestResult(same, "unchanged")
+        return self.commit(self.register(prepared), prepared, progress)
+
+    def delete(self, doc_id: str) -> bool:
+        """Remove a document from the registry, the BM25 index and the vector store."""
+        with self._lock:
+            existed = self.index.delete(doc_id)
+            self._collection.delete(where={"document_id": doc_id})
+        return existed
+
+    def _add_vectors(
+        self, record: DocumentRecord, version: int, chunks: list[Chunk], ids: list[str], progress: Progress | None
+    ) -> None:
+        for start in range(0, len(chunks), EMBED_BATCH):
+            batch = chunks[start : start + EMBED_BATCH]
+            vectors = self._embed([c.text for c in batch])
+            self._collection.add(
+                ids=ids[start : start + EMBED_BATCH],
+                embeddings=vectors,
+                documents=[c.text for c in batch],
+                metadatas=[_metadata(record, version, c) for c in batch],
+            )
+            done = start + len(batch)
+            self.index.set_status(record.id, "processing", done / len(chunks))
+            if progress:
+                progress(done, len(chunks))
+
+
+def _metadata(record: DocumentRecord, version: int, chunk: Chunk) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "document_id": record.id,
+        "document": record.name,
+        "version": version,
+        "chunk": chunk.index,
+        "start": chunk.start,
+        "end": chunk.end,
+        "hash": chunk.hash,
+    }
+    if chunk.page is not None:
+        meta["page"] = chunk.page
+    if chunk.section:
+        meta["section"] = chunk.section
+    return meta
+
+
+def iter_files(paths: list[Path]) -> list[Path]:
+    """Supported files among the given files and (recursively) folders, in a stable order."""
+    found: list[Path] = []
+    for path in paths:
+        candidates = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        found += [p for p in candidates if p.suffix.lower() in SUPPORTED_TYPES]
+    return found

@@ -1,0 +1,105 @@
+"""KnowledgeBase: the index, vector store, ingestion queue and hybrid retriever, opened together."""
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+
+from backend.rag.index import DocumentRecord, KnowledgeIndex
+from backend.rag.ingestion import Ingestor, Prepared
+from backend.rag.query_embeddings import QueryEmbedder
+from backend.rag.rerank import choose_reranker
+from backend.rag.search import HybridRetriever, SearchConfig
+from backend.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def search_config(settings: Settings) -> SearchConfig:
+    """Pipeline knobs from settings."""
+    return SearchConfig(
+        candidates=settings.search_candidates,
+        neighbor_window=settings.neighbor_window,
+        intro_chunks=settings.intro_chunks,
+        token_budget=settings.context_token_budget,
+        max_distance=settings.relevance_max_distance,
+    )
+
+
+class KnowledgeBase:
+    """Everything about documents: ingestion (now or queued), deletion and search."""
+
+    def __init__(self, settings: Settings, collection: Collection, embed: Any, embed_model: str) -> None:
+        self.index = KnowledgeIndex(settings.knowledge_path)
+        self.collection = collection
+        self.embed_query = QueryEmbedder(embed, embed_model)
+        self.reranker = choose_reranker(
+            settings.reranker, settings.flashrank_path, settings.flashrank_model, embed, self.embed_query
+        )
+        self.retriever = HybridRetriever(
+            self.index, collection, self.embed_query, self.reranker, search_config(settings)
+        )
+        self.ingestor = Ingestor(
+            self.index, collection, embed, settings.chunk_target_tokens, settings.chunk_overlap_tokens
+        )
+        self._queue: asyncio.Queue[tuple[DocumentRecord, Prepared]] = asyncio.Queue()
+        log.info("reranker: %s", self.reranker.name)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator["KnowledgeBase"]:
+        """Run the background ingestion worker for the block's duration."""
+        self._recover_interrupted()
+        worker = asyncio.create_task(self._work(), name="ingestion-worker")
+        try:
+            yield self
+        finally:
+            worker.cancel()
+            await asyncio.gather(worker, return_exceptions=True)
+            self.index.close()
+
+    async def submit(self, name: str, data: bytes) -> tuple[DocumentRecord, str]:
+        """Check and parse now (DocumentError on bad input), embed in the background; returns (record, outcome)."""
+        prepared = await asyncio.to_thread(self.ingestor.prepare, name, data)
+        if same := self.ingestor.unchanged(prepared):
+            return same, "unchanged"
+        record = await asyncio.to_thread(self.ingestor.register, prepared)
+        await self._queue.put((record, prepared))
+        return record, "queued"
+
+    async def ingest_now(self, name: str, data: bytes) -> str:
+        """Ingest synchronously (CLI, tests, sample corpus); returns added, updated or unchanged."""
+        return (await asyncio.to_thread(self.ingestor.ingest, name, data)).outcome
+
+    async def delete(self, doc_id: str) -> bool:
+        """Remove a document everywhere."""
+        return await asyncio.to_thread(self.ingestor.delete, doc_id)
+
+    async def _work(self) -> None:
+        while True:
+            record, prepared = await self._queue.get()
+            try:
+                await asyncio.to_thread(self.ingestor.commit, record, prepared)
+            except Exception:  # recorded on the document by the ingestor; the worker keeps going
+                pass
+            finally:
+                self._queue.task_done()
+
+    async def drain(self) -> None:
+        """Wait until every queued document is processed."""
+        await self._queue.join()
+
+    def _recover_interrupted(self) -> None:
+        for doc in self.index.documents():
+            if doc.status in ("queued", "processing"):
+                status = "ready" if doc.version else "failed"
+                self.index.set_status(doc.id, status, 1.0, "ingestion was interrupted by a restart; upload it again")
+
+
+async def ingest_paths(kb: KnowledgeBase, paths: list) -> dict[str, str]:
+    """Ingest every supported file under the given files and folders now; returns outcome by file name."""
+    from backend.rag.ingestion import iter_files
+
+    return {f.name: await kb.ingest_now(f.name, f.read_bytes()) for f in iter_files(paths)}

@@ -1,0 +1,267 @@
+"""HybridRetriever: BM25 + vector search fused by reciprocal rank, neighbour windows, dedupe, rerank, budget."""
+
+import asyncio
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from chromadb.api.models.Collection import Collection
+
+from backend.graph.state import Source
+from backend.rag.chunking import estimate_tokens
+from backend.rag.index import KnowledgeIndex, StoredChunk
+from backend.rag.query_embeddings import QueryEmbedder
+from backend.rag.rerank import Reranker
+from backend.rag.retriever import snippet
+
+RRF_K = 60
+Key = tuple[str, int]  # (document id, chunk index)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Knobs of the pipeline (from Settings)."""
+
+    candidates: int = 20
+    neighbor_window: int = 1
+    intro_chunks: int = 1
+    token_budget: int = 700
+    max_distance: float = 0.9
+    fusion: str = "hybrid"  # hybrid | bm25 | vector
+    rerank: bool = True
+
+
+@dataclass
+class Passage:
+    """Contiguous chunks of one document around one or more hits."""
+
+    doc_id: str
+    document: str
+    chunks: list[StoredChunk]
+    hit: int
+    fused: float
+    intro: bool = False
+    score: float = 0.0
+
+    @property
+    def text(self) -> str:
+        """The chunks' text with overlaps removed, using their character spans."""
+        out, end = "", -1
+        for c in self.chunks:
+            if end < 0:
+                out = c.text
+            elif c.start >= end:
+                out += "\n\n" + c.text  # chunks of different sections are separated like the full text
+            else:
+                out += c.text[end - c.start :]
+            end = max(end, c.end)
+        return out
+
+
+@dataclass
+class SearchResult:
+    """Sources in final order plus how long each stage took (milliseconds)."""
+
+    sources: list[Source]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class HybridRetriever:
+    """The knowledge-base search the graph and /api/search use."""
+
+    def __init__(
+        self,
+        index: KnowledgeIndex,
+        collection: Collection,
+        embed_query: QueryEmbedder,
+        reranker: Reranker,
+        config: SearchConfig,
+    ) -> None:
+        self.index, self._collection, self._embed_query = index, collection, embed_query
+        self.reranker, self.config = reranker, config
+
+    async def search(self, query: str, k: int, documents: list[str] | None = None) -> list[Source]:
+        """Retriever protocol: the k best passages for the query, optionally within named documents."""
+        return (await asyncio.to_thread(self.run, query, k, documents)).sources
+
+    async def nearest_distance(self, query: str) -> float | None:
+        """Cosine distance of the closest chunk of any active document; None when nothing is indexed."""
+        return await asyncio.to_thread(self._nearest, query)
+
+    async def document_names(self) -> list[str]:
+        """Names of searchable documents."""
+        return [d.name for d in await asyncio.to_thread(self.index.documents) if d.version > 0]
+
+    def run(self, query: str, k: int, documents: list[str] | None = None, budget: int | None = None) -> SearchResult:
+        """The whole pipeline, synchronously, with per-stage timings; `budget` overrides the token budget."""
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
+
+        def lap(stage: str) -> None:
+            nonlocal clock
+            now = time.perf_counter()
+            timings[stage] = round((now - clock) * 1000, 2)
+            clock = now
+
+        versions = self.index.active_versions()
+        names = {d.name.lower(): d.id for d in self.index.documents() if d.version > 0}
+        scope = [names[n.lower()] for n in documents or [] if n.lower() in names] or None
+        if documents and not scope:
+            return SearchResult([], timings)
+        plan = [(query, scope)] + ([(query, [d]) for d in scope] if scope and len(scope) > 1 else [])
+        lists: list[list[Key]] = []
+        relevant = bool(scope)  # an explicitly targeted search is always answered from its documents
+        for q, ids in plan:
+            vec_hits, close = self._vector(q, ids, versions) if self.config.fusion != "bm25" else ([], False)
+            lap("vector")
+            bm25_hits = [(c.doc_id, c.idx) for c, _ in self.index.bm25(q, self.config.candidates, ids)]
+            lap("bm25")
+            relevant = relevant or close or (self.config.fusion == "bm25" and bool(bm25_hits))
+            lists += [lst for lst in (vec_hits, bm25_hits if self.config.fusion != "vector" else []) if lst]
+        if not relevant:
+            return SearchResult([], timings)
+        fused = fuse(lists)
+        passages = self._passages(fused, scope)
+        lap("expand")
+        if self.config.rerank and len(passages) > 1:
+            for p, s in zip(passages, self.reranker.score(query, [p.text for p in passages]), strict=True):
+                p.score = s
+            passages.sort(key=lambda p: (not p.intro, -p.score))
+        else:
+            for p in passages:
+                p.score = p.fused
+        lap("rerank")
+        chosen = trim(passages, k, budget or self.config.token_budget)
+        timings["total"] = round(sum(timings.values()), 2)
+        return SearchResult([to_source(i, p) for i, p in enumerate(chosen, start=1)], timings)
+
+    def _vector(self, query: str, ids: list[str] | None, versions: dict[str, int]) -> tuple[list[Key], bool]:
+        """Vector hits as keys (active versions only) and whether any is within the relevance distance."""
+        if not versions:
+            return [], False
+        where = {"document_id": {"$in": ids}} if ids else None
+        res = self._collection.query(
+            query_embeddings=[self._embed_query(query)],
+            n_results=self.config.candidates,
+            where=where,
+            include=["metadatas", "distances"],
+        )
+        hits, close = [], False
+        for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
+            if versions.get(str(meta["document_id"])) != meta["version"]:
+                continue  # a vector of a replaced version not yet removed
+            hits.append((str(meta["document_id"]), int(meta["chunk"])))
+            close = close or dist <= self.config.max_distance
+        return hits, close
+
+    def _nearest(self, query: str) -> float | None:
+        versions = self.index.active_versions()
+        if not versions:
+            return None
+        res = self._collection.query(
+            query_embeddings=[self._embed_query(query)], n_results=5, include=["metadatas", "distances"]
+        )
+        live = [
+            d
+            for m, d in zip(res["metadatas"][0], res["distances"][0], strict=True)
+            if versions.get(str(m["document_id"])) == m["version"]
+        ]
+        return float(min(live)) if live else None
+
+    def _passages(self, fused: list[tuple[Key, float]], scope: list[str] | None) -> list[Passage]:
+        """Top fused hits widened by the neighbour window, merged per document, deduplicated by content."""
+        w = self.config.neighbor_window
+        ranges: dict[str, list[list]] = defaultdict(list)  # doc -> [first, last, best hit, fused]
+        for (doc, idx), score in fused[: self.config.candidates]:
+            ranges[doc].append([idx - w, idx + w, idx, score])
+        passages: list[Passage] = []
+        for doc, spans in ranges.items():
+            for first, last, hit, score in merge_ranges(spans):
+                chunks = self.index.chunks_between(doc, max(0, first), last)
+                if chunks:
+                    passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
+        for doc in scope or []:
+            intro = self.index.chunks_between(doc, 0, self.config.intro_chunks - 1)
+            if intro and not any(p.doc_id == doc and p.chunks[0].idx == 0 for p in passages):
+                passages.append(Passage(doc, intro[0].document, intro, 0, 0.0, intro=True))
+        passages.sort(key=lambda p: -p.fused)
+        return dedupe(passages)
+
+
+def fuse(lists: list[list[Key]]) -> list[tuple[Key, float]]:
+    """Reciprocal rank fusion: sum of 1/(RRF_K + rank) over the lists a key appears in, best first."""
+    scores: dict[Key, float] = defaultdict(float)
+    for lst in lists:
+        for rank, key in enumerate(dict.fromkeys(lst), start=1):
+            scores[key] += 1.0 / (RRF_K + rank)
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def merge_ranges(spans: list[list]) -> list[tuple[int, int, int, float]]:
+    """Overlapping or adjacent [first, last] windows merged; each keeps its best hit and score."""
+    merged: list[list] = []
+    for first, last, hit, score in sorted(spans):
+        if merged and first <= merged[-1][1] + 1:
+            cur = merged[-1]
+            cur[1] = max(cur[1], last)
+            if score > cur[3]:
+                cur[2], cur[3] = hit, score
+        else:
+            merged.append([first, last, hit, score])
+    return [tuple(m) for m in merged]  # type: ignore[misc]
+
+
+def dedupe(passages: list[Passage]) -> list[Passage]:
+    """Drop passages whose chunks were all seen already (identical content hashes), keeping the better one."""
+    seen: set[str] = set()
+    kept = []
+    for p in passages:
+        hashes = {c.hash for c in p.chunks}
+        if hashes <= seen:
+            continue
+        seen |= hashes
+        kept.append(p)
+    return kept
+
+
+def trim(passages: list[Passage], k: int, budget: int) -> list[Passage]:
+    """At most k passages within the token budget: first every passage's hit chunk, then neighbours nearest first."""
+    top = passages[:k]
+    keep: list[dict[int, StoredChunk]] = []
+    used = 0
+    for p in top:
+        hit = next((c for c in p.chunks if c.idx == p.hit), p.chunks[0])
+        cost = estimate_tokens(hit.text)
+        keep.append({hit.idx: hit} if not keep or used + cost <= budget else {})
+        used += cost if keep[-1] else 0
+    for p, kept in zip(top, keep, strict=True):
+        if not kept:
+            continue
+        for c in sorted(p.chunks, key=lambda c: abs(c.idx - p.hit)):
+            cost = estimate_tokens(c.text)
+            if c.idx in kept or used + cost > budget:
+                continue
+            if c.idx - 1 in kept or c.idx + 1 in kept:  # stay contiguous
+                kept[c.idx] = c
+                used += cost
+    return [
+        Passage(p.doc_id, p.document, [kept[i] for i in sorted(kept)], p.hit, p.fused, p.intro, p.score)
+        for p, kept in zip(top, keep, strict=True)
+        if kept
+    ]
+
+
+def to_source(n: int, p: Passage) -> Source:
+    """The client-facing source for a passage, cited as S<n>."""
+    hit = next((c for c in p.chunks if c.idx == p.hit), p.chunks[0])
+    return Source(
+        id=f"S{n}",
+        document=p.document,
+        page=hit.page,
+        chunk=hit.idx,
+        snippet=snippet(hit.text),
+        score=round(float(p.score), 4),
+        text=p.text,
+        section=hit.section,
+        chunks=[p.chunks[0].idx, p.chunks[-1].idx],
+    )

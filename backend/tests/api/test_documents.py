@@ -1,0 +1,149 @@
+import asyncio
+import io
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+
+from backend.main import create_app
+from backend.tests.conftest import SAMPLE_DOCS, fake_settings
+
+NOTE = b"# Bike shed\n\nThe bike shed code is 4711. It is behind building C."
+
+
+async def upload(client, *files: tuple[str, bytes]):
+    return await client.post("/api/documents", files=[("files", (n, io.BytesIO(d))) for n, d in files])
+
+
+async def wait_ready(client, doc_id: str) -> dict:
+    for _ in range(200):
+        body = (await client.get(f"/api/documents/{doc_id}")).json()
+        if body["status"] in ("ready", "failed"):
+            return body
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"document {doc_id} never finished: {body}")
+
+
+async def test_list_documents_has_sample_corpus_with_fields(client):
+    docs = (await client.get("/api/documents")).json()
+    assert {d["name"] for d in docs} == {p.name for p in SAMPLE_DOCS.iterdir()}
+    row = next(d for d in docs if d["name"].endswith(".pdf"))
+    assert row["type"] == "pdf" and row["pages"] >= 2 and row["chunks"] > 0 and row["size"] > 0
+    assert row["status"] == "ready" and row["ingested_at"]
+
+
+async def test_upload_then_progress_then_ask_about_it(client):
+    response = await upload(client, ("bike-shed.md", NOTE))
+    assert response.status_code == 202
+    doc = response.json()["documents"][0]
+    assert doc["name"] == "bike-shed.md" and doc["status"] in ("queued", "processing", "ready")
+    done = await wait_ready(client, doc["id"])
+    assert done["status"] == "ready" and done["progress"] == 1 and done["chunks"] == 1
+    answer = (await client.post("/api/chat", json={"message": "@bike-shed what is the code?"})).json()
+    assert "4711" in answer["answer"] and answer["sources"][0]["document"] == "bike-shed.md"
+
+
+async def test_upload_several_files_accepts_good_and_reports_bad(client):
+    response = await upload(client, ("a.md", b"Alpha text."), ("b.exe", b"MZ"))
+    assert response.status_code == 202
+    body = response.json()
+    assert [d["name"] for d in body["documents"]] == ["a.md"]
+    assert body["rejected"][0]["name"] == "b.exe" and body["rejected"][0]["status"] == 415
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "status", "words"),
+    [
+        ("virus.exe", b"MZ...", 415, "not supported"),
+        ("broken.pdf", b"%PDF-1.4 garbage", 422, "PDF"),
+        ("empty.md", b"   \n\n", 422, "no text"),
+        ("../../etc/passwd.md", b"x", 422, "not allowed"),
+        ("dir/name.md", b"x", 422, "not allowed"),
+    ],
+)
+async def test_bad_upload_gets_clear_4xx_and_stores_nothing(client, name, data, status, words):
+    before = (await client.get("/api/documents")).json()
+    response = await upload(client, (name, data))
+    assert response.status_code == status, response.text
+    assert words.lower() in response.json()["detail"].lower()
+    assert (await client.get("/api/documents")).json() == before
+
+
+async def test_oversized_upload_is_413_naming_the_limit(tmp_path):
+    app = create_app(fake_settings(tmp_path, max_upload_mb=0.001))
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        response = await upload(c, ("big.md", b"word " * 1000))
+        assert response.status_code == 413 and "0.001 MB" in response.json()["detail"]
+        assert (await c.get("/api/documents")).json() == []
+
+
+async def test_reupload_unchanged_is_no_op_and_changed_replaces(client):
+    doc = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
+    await wait_ready(client, doc["id"])
+    same = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
+    assert same["id"] == doc["id"] and same["status"] == "ready"
+    changed = (await upload(client, ("bike-shed.md", b"# Bike shed\n\nThe code changed to 9000."))).json()
+    await wait_ready(client, doc["id"])
+    hits = (await client.post("/api/search", json={"query": "bike shed code", "documents": ["bike-shed.md"]})).json()
+    assert changed["documents"][0]["id"] == doc["id"]
+    assert [("9000" in r["snippet"], "4711" in r["snippet"]) for r in hits["results"]] == [(True, False)]
+
+
+async def test_delete_document_removes_it_from_list_and_search(client):
+    doc = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
+    await wait_ready(client, doc["id"])
+    assert (await client.delete(f"/api/documents/{doc['id']}")).status_code == 204
+    assert doc["id"] not in [d["id"] for d in (await client.get("/api/documents")).json()]
+    results = (await client.post("/api/search", json={"query": "bike shed code 4711"})).json()["results"]
+    assert all(r["document"] != "bike-shed.md" for r in results)
+    assert (await client.get(f"/api/documents/{doc['id']}")).status_code == 404
+    assert (await client.delete(f"/api/documents/{doc['id']}")).status_code == 404
+
+
+async def test_search_api_returns_sources_and_timings_and_respects_filter(client):
+    body = (await client.post("/api/search", json={"query": "Zephyr-9 error code E7", "k": 3})).json()
+    assert 1 <= len(body["results"]) <= 3
+    assert body["results"][0]["document"].startswith("zephyr-9")
+    assert {"vector", "bm25", "expand", "rerank", "total"} <= set(body["timings"])
+    scoped = await client.post("/api/search", json={"query": "passwords", "documents": ["employee-handbook.md"]})
+    assert {r["document"] for r in scoped.json()["results"]} == {"employee-handbook.md"}
+
+
+async def test_search_api_bad_input(client):
+    assert (await client.post("/api/search", json={"query": ""})).status_code == 422
+    assert (await client.post("/api/search", json={"query": "x", "k": 0})).status_code == 422
+    unknown = await client.post("/api/search", json={"query": "x", "documents": ["nope.md"]})
+    assert unknown.status_code == 422 and "nope.md" in unknown.json()["detail"]
+
+
+async def test_chat_with_unknown_mention_says_so_without_searching_everything(client):
+    from backend.tests.sse import parse_sse
+
+    events = parse_sse((await client.post("/api/chat/stream", json={"message": "@nosuchdoc what is it?"})).text)
+    router_end = next(d for n, d in events if n == "status" and d["node"] == "router" and d["phase"] == "end")
+    assert router_end["label"] == 'No document matches "@nosuchdoc"'
+    assert "retriever" not in [d.get("node") for n, d in events if n == "status"]
+    assert "sources" not in [n for n, _ in events]
+    assert 'No document matches "@nosuchdoc"' in events[-1][1]["answer"]
+    assert "".join(d["text"] for n, d in events if n == "token") == events[-1][1]["answer"]
+
+
+async def test_restart_keeps_index(settings):
+    app = create_app(settings)
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        doc = (await upload(c, ("bike-shed.md", NOTE))).json()["documents"][0]
+        await wait_ready(c, doc["id"])
+    again = create_app(settings)
+    async with (
+        LifespanManager(again),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=again), base_url="http://t") as c,
+    ):
+        assert [d["name"] for d in (await c.get("/api/documents")).json()] == ["bike-shed.md"]
+        results = (await c.post("/api/search", json={"query": "bike shed code"})).json()["results"]
+        assert results[0]["document"] == "bike-shed.md" and "4711" in results[0]["snippet"]
