@@ -121,7 +121,7 @@ class HybridRetriever:
         if not relevant:
             return SearchResult([], timings)
         fused = fuse(lists)
-        passages = self._passages(fused, scope)
+        passages = self._passages(fused[: max(2 * k, 6)], scope)
         lap("expand")
         if self.config.rerank and len(passages) > 1:
             for p, s in zip(passages, self.reranker.score(query, [p.text for p in passages]), strict=True):
@@ -168,11 +168,11 @@ class HybridRetriever:
         ]
         return float(min(live)) if live else None
 
-    def _passages(self, fused: list[tuple[Key, float]], scope: list[str] | None) -> list[Passage]:
-        """Top fused hits widened by the neighbour window, merged per document, deduplicated by content."""
+    def _passages(self, hits: list[tuple[Key, float]], scope: list[str] | None) -> list[Passage]:
+        """Each hit widened by the neighbour window; overlapping windows merged; duplicates dropped."""
         w = self.config.neighbor_window
         ranges: dict[str, list[list]] = defaultdict(list)  # doc -> [first, last, best hit, fused]
-        for (doc, idx), score in fused[: self.config.candidates]:
+        for (doc, idx), score in hits:
             ranges[doc].append([idx - w, idx + w, idx, score])
         passages: list[Passage] = []
         for doc, spans in ranges.items():
@@ -181,8 +181,11 @@ class HybridRetriever:
                 if chunks:
                     passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
         for doc in scope or []:
-            intro = self.index.chunks_between(doc, 0, self.config.intro_chunks - 1)
-            if intro and not any(p.doc_id == doc and p.chunks[0].idx == 0 for p in passages):
+            opening = [p for p in passages if p.doc_id == doc and p.chunks[0].idx == 0]
+            intro = self.index.chunks_between(doc, 0, self.config.intro_chunks - 1) if not opening else []
+            for p in opening:
+                p.intro = True
+            if intro:
                 passages.append(Passage(doc, intro[0].document, intro, 0, 0.0, intro=True))
         passages.sort(key=lambda p: -p.fused)
         return dedupe(passages)
@@ -198,10 +201,10 @@ def fuse(lists: list[list[Key]]) -> list[tuple[Key, float]]:
 
 
 def merge_ranges(spans: list[list]) -> list[tuple[int, int, int, float]]:
-    """Overlapping or adjacent [first, last] windows merged; each keeps its best hit and score."""
+    """Overlapping [first, last] windows merged (adjacent ones stay apart); each keeps its best hit and score."""
     merged: list[list] = []
     for first, last, hit, score in sorted(spans):
-        if merged and first <= merged[-1][1] + 1:
+        if merged and first <= merged[-1][1]:
             cur = merged[-1]
             cur[1] = max(cur[1], last)
             if score > cur[3]:

@@ -197,13 +197,34 @@ def test_state_lives_in_declared_named_volumes(compose: dict[str, Any], services
             assert source.startswith((".", "/")) or source in declared, (name, source)
 
 
-def test_frontend_placeholder_serves_a_page_linking_to_the_api_docs(services: dict[str, Any]) -> None:
+def test_frontend_service_builds_the_next_app_and_proxies_to_the_backend(services: dict[str, Any]) -> None:
     frontend = services["frontend"]
-    assert _env(frontend)["BACKEND_URL"] == "http://backend:8000"
-    source = next(src for src in _mounts(frontend).values() if src.startswith("."))
-    page = (ROOT / source / "index.html").read_text()
-    assert ":8000/docs" in page
-    assert "coming" in page.lower()
+    build = frontend["build"]
+    context = ROOT / build["context"]
+    assert (context / "package.json").is_file()
+    assert (context / build.get("dockerfile", "Dockerfile")).is_file()
+    url = urlsplit(_env(frontend)["BACKEND_URL"])
+    assert (url.scheme, url.hostname, url.port) == ("http", "backend", 8000)
+    assert url.hostname in services
+    assert "3000:3000" in frontend["ports"]
+    assert "3000" in " ".join(frontend["healthcheck"]["test"])
+    assert not _mounts(frontend), "the UI is built into its image, not mounted"
+
+
+def test_frontend_dockerfile_builds_with_npm_and_serves_as_non_root() -> None:
+    text = re.sub(r"\\\n", " ", (ROOT / "frontend" / "Dockerfile").read_text())
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    instructions = [tuple(line.split(None, 1)) for line in lines]
+    froms = [args.split()[0] for op, args in instructions if op == "FROM"]
+    assert froms and all(image == "node:20-slim" for image in froms)
+    runs = " && ".join(args for op, args in instructions if op == "RUN")
+    assert "npm ci" in runs
+    assert "npm run build" in runs
+    assert json.loads([args for op, args in instructions if op == "CMD"][-1]) == ["npm", "run", "start"]
+    users = [args for op, args in instructions if op == "USER"]
+    assert users and users[-1] not in {"root", "0"}
+    ignored = (ROOT / "frontend" / ".dockerignore").read_text().split()
+    assert {"node_modules", ".next"} <= set(ignored)
 
 
 def test_dockerfile_installs_libgomp_and_runs_as_non_root() -> None:

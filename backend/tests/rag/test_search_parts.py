@@ -13,9 +13,9 @@ def test_fuse_rewards_agreement_between_lists():
     assert order.index(("a", 0)) < order.index(("d", 0))
 
 
-def test_merge_ranges_joins_overlapping_and_adjacent_windows_keeping_best_hit():
-    merged = merge_ranges([[4, 6, 5, 0.1], [0, 2, 1, 0.3], [2, 4, 3, 0.5], [9, 11, 10, 0.2]])
-    assert merged == [(0, 6, 3, 0.5), (9, 11, 10, 0.2)]
+def test_merge_ranges_joins_overlapping_windows_keeping_best_hit():
+    merged = merge_ranges([[4, 6, 5, 0.1], [0, 2, 1, 0.3], [2, 4, 3, 0.5], [7, 9, 8, 0.2], [20, 20, 20, 0.9]])
+    assert merged == [(0, 6, 3, 0.5), (7, 9, 8, 0.2), (20, 20, 20, 0.9)]
 
 
 def test_passage_text_removes_overlap_between_chunks():

@@ -1,0 +1,69 @@
+import pytest
+
+from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
+from backend.rag.knowledge import KnowledgeBase
+from backend.rag.search import SearchConfig
+from backend.rag.store import open_client, open_collection
+from backend.tests.conftest import fake_settings
+
+SECTIONS = [
+    ("Origins", "The lighthouse was built in 1871 by the harbour board."),
+    ("Keepers", "Three keepers lived on the rock and rotated every six weeks."),
+    ("Lamp", "The lamp uses a Fresnel lens that shows a white flash every ten seconds."),
+    ("Automation", "The station was automated in 1989 and the keepers left."),
+    ("Visits", "Boat trips to the rock leave the harbour on Saturdays in summer."),
+    ("Wildlife", "Puffins nest on the northern cliffs from April to July."),
+    ("Weather", "Winter storms can cut the rock off from the mainland for weeks."),
+    ("Radio", "A radio beacon was added in 1932 to guide ships in fog."),
+]
+LIGHTHOUSE = "\n\n".join(f"# {h}\n\n{t}" for h, t in SECTIONS).encode()
+
+
+@pytest.fixture
+def kb(tmp_path) -> KnowledgeBase:
+    settings = fake_settings(tmp_path)
+    embed = OfflineMiniLM(ensure_onnx_files(settings.cache_dir))
+    kb = KnowledgeBase(settings, open_collection(open_client(settings), "test", embed), embed, "minilm")
+    kb.ingestor.ingest("lighthouse.md", LIGHTHOUSE)
+    kb.ingestor.ingest("bakery.md", b"# Bread\n\nThe bakery bakes rye bread with a white flour crust every morning.")
+    return kb
+
+
+def test_hit_pulls_its_neighbours_into_one_contiguous_passage(kb):
+    kb.retriever.config = SearchConfig(neighbor_window=1, token_budget=10_000, max_distance=2.0)
+    top = kb.retriever.run("Fresnel lens flash", 1).sources[0]
+    assert top["document"] == "lighthouse.md" and top["chunk"] == 2
+    assert top["chunks"][0] <= 1 and top["chunks"][1] >= 3
+    assert top["text"].index("Three keepers") < top["text"].index("Fresnel") < top["text"].index("automated in 1989")
+
+
+def test_without_window_only_the_hit_chunk_is_returned(kb):
+    kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, max_distance=2.0)
+    top = kb.retriever.run("Fresnel lens flash", 1).sources[0]
+    assert top["chunks"] == [2, 2] and "keepers" not in top["text"]
+
+
+def test_targeted_search_returns_only_that_document_and_its_intro(kb):
+    kb.retriever.config = SearchConfig(neighbor_window=0, intro_chunks=1, token_budget=10_000, max_distance=2.0)
+    hits = kb.retriever.run("white flash", 4, ["bakery.md"]).sources
+    assert {h["document"] for h in hits} == {"bakery.md"}
+    lighthouse = kb.retriever.run("rye bread crust", 4, ["lighthouse.md"]).sources
+    assert {h["document"] for h in lighthouse} == {"lighthouse.md"}
+    assert lighthouse[0]["chunk"] == 0  # the intro comes first for a targeted document
+
+
+def test_bm25_and_vector_agree_on_exact_terms_and_hybrid_keeps_them_first(kb):
+    for fusion in ("bm25", "vector", "hybrid"):
+        kb.retriever.config = SearchConfig(neighbor_window=0, fusion=fusion, token_budget=10_000, max_distance=2.0)
+        assert kb.retriever.run("automated 1989", 1).sources[0]["chunk"] == 3, fusion
+
+
+def test_unrelated_question_gets_no_sources_at_default_distance(kb):
+    assert kb.retriever.run("What is the capital of Mongolia?", 4).sources == []
+
+
+def test_query_embeddings_are_cached_across_searches(kb):
+    misses = kb.embed_query.misses
+    kb.retriever.run("Fresnel lens flash", 2)
+    kb.retriever.run("  fresnel LENS flash ", 2)
+    assert kb.embed_query.misses == misses + 1 and kb.embed_query.hits >= 1
