@@ -180,8 +180,9 @@ class KnowledgeIndex:
         self._conn.executescript(_SCHEMA)
 
     def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
+        """Close the connection once no other thread is using it."""
+        with self._lock:
+            self._conn.close()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:

@@ -125,6 +125,13 @@ class Ingestor:
             return IngestResult(same, "unchanged")
         return self.commit(self.register(prepared), prepared, progress)
 
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no document is being written (at most `timeout` seconds); True when idle."""
+        if self._lock.acquire(timeout=timeout):
+            self._lock.release()
+            return True
+        return False
+
     def delete(self, doc_id: str) -> bool:
         """Remove a document from the registry, the BM25 index and the vector store."""
         with self._lock:

@@ -16,6 +16,7 @@ from backend.rag.search import HybridRetriever, SearchConfig
 from backend.settings import Settings
 
 log = logging.getLogger(__name__)
+SHUTDOWN_WAIT_SECONDS = 30.0
 
 
 def search_config(settings: Settings) -> SearchConfig:
@@ -58,6 +59,8 @@ class KnowledgeBase:
         finally:
             worker.cancel()
             await asyncio.gather(worker, return_exceptions=True)
+            if not await asyncio.to_thread(self.ingestor.wait_idle, SHUTDOWN_WAIT_SECONDS):
+                log.warning("an ingestion was still running at shutdown; it is marked interrupted on next start")
             self.index.close()
 
     async def submit(self, name: str, data: bytes) -> tuple[DocumentRecord, str]:
