@@ -16,6 +16,7 @@ from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import open_models
 from backend.memory.threads import ThreadStore
+from backend.memory.turns import TurnStore
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.store import open_client, open_collection
 from backend.settings import Settings, get_settings
@@ -46,6 +47,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await checkpointer.setup()
         threads = ThreadStore(thread_conn)
         await threads.setup()
+        turns = TurnStore(thread_conn)
+        await turns.setup()
         client = await asyncio.to_thread(open_client, settings)
         collection = await asyncio.to_thread(open_collection, client, settings.collection, models.embedding_function)
         knowledge = await asyncio.to_thread(
@@ -54,7 +57,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with knowledge.running():
             deps = GraphDeps(chat_model=models.chat_model, retriever=knowledge.retriever, settings=settings)
             graph = build_graph(checkpointer)
-            app.state.services = Services(graph, deps, threads, checkpointer, models, knowledge)
+            app.state.services = Services(graph, deps, threads, turns, checkpointer, models, knowledge)
             log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
             yield
 

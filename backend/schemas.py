@@ -15,6 +15,7 @@ class ChatRequest(BaseModel):
     message: str = Field(min_length=1, description="The user's question, 1 to 16000 characters.")
     thread_id: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$")
     mode: Mode = "auto"
+    use_memory: bool = Field(True, description="false: this turn neither reads nor writes conversation memory")
 
 
 class SourceOut(BaseModel):

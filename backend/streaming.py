@@ -72,7 +72,13 @@ def _source_out(sources: list) -> list[SourceOut]:
 
 
 async def turn_events(
-    graph: CompiledStateGraph, deps: GraphDeps, question: str, mode: Mode, thread_id: str, run_id: str
+    graph: CompiledStateGraph,
+    deps: GraphDeps,
+    question: str,
+    mode: Mode,
+    thread_id: str,
+    run_id: str,
+    use_memory: bool = True,
 ) -> AsyncIterator[BaseModel]:
     """Run one turn, yielding metadata, status, token, sources and done (or error) payloads in order."""
     yield MetadataEvent(thread_id=thread_id, run_id=run_id)
@@ -80,7 +86,7 @@ async def turn_events(
     streamed = False
     try:
         async for ev in graph.astream_events(
-            turn_input(question, mode), config, context=deps, version="v2", durability="sync"
+            turn_input(question, mode, use_memory), config, context=deps, version="v2", durability="sync"
         ):
             payload = _map_event(ev)
             if payload is not None:

@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated
@@ -10,7 +11,8 @@ from fastapi import APIRouter, Depends, HTTPException
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.api.deps import Services, get_services
-from backend.schemas import SSE_EVENTS, ChatRequest, ChatResponse, DoneEvent, ErrorEvent, SourcesEvent
+from backend.memory.turns import Turn
+from backend.schemas import SSE_EVENTS, ChatRequest, ChatResponse, DoneEvent, ErrorEvent, SourcesEvent, StatusEvent
 from backend.streaming import turn_events
 
 log = logging.getLogger(__name__)
@@ -27,13 +29,35 @@ def _check_length(body: ChatRequest, services: Services) -> None:
 
 
 async def _turn(body: ChatRequest, services: Services) -> AsyncIterator:
-    """The turn's payloads; records the thread once the turn is complete, before `done` goes out."""
+    """The turn's payloads; records the thread and the turn once complete, before `done` goes out."""
     thread_id = body.thread_id or str(uuid.uuid4())
+    started = time.perf_counter()
+    steps: list[str] = []
+    sources: list[dict] = []
     async for event in turn_events(
-        services.graph, services.deps, body.message, body.mode, thread_id, str(uuid.uuid4())
+        services.graph, services.deps, body.message, body.mode, thread_id, str(uuid.uuid4()), body.use_memory
     ):
-        if isinstance(event, DoneEvent):
+        if isinstance(event, StatusEvent) and event.phase == "end":
+            steps.append(f"{event.node}: {event.label}" + (f" ({event.detail})" if event.detail else ""))
+        elif isinstance(event, SourcesEvent):
+            sources = [s.model_dump() for s in event.sources]
+        elif isinstance(event, DoneEvent):
             await services.threads.touch(thread_id, body.message)
+            await services.turns.record(
+                Turn(
+                    thread_id=thread_id,
+                    question=body.message,
+                    answer=event.answer,
+                    rewritten_query=event.rewritten_query,
+                    intent=event.intent,
+                    sources=sources,
+                    steps=steps,
+                    provider=services.models.backend,
+                    model=services.models.model,
+                    latency_ms=round((time.perf_counter() - started) * 1000, 1),
+                    use_memory=body.use_memory,
+                )
+            )
         yield event
 
 

@@ -9,6 +9,7 @@ from langgraph.graph.state import CompiledStateGraph
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
 from backend.memory.threads import ThreadStore
+from backend.memory.turns import TurnStore
 from backend.rag.knowledge import KnowledgeBase
 
 
@@ -19,6 +20,7 @@ class Services:
     graph: CompiledStateGraph
     deps: GraphDeps
     threads: ThreadStore
+    turns: TurnStore
     checkpointer: BaseCheckpointSaver
     models: Models
     knowledge: KnowledgeBase

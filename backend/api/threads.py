@@ -1,11 +1,13 @@
 """GET/PATCH/DELETE /api/threads: list, read, rename and delete conversations."""
 
-from typing import Annotated
+from dataclasses import asdict
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException
-from langchain_core.messages import AIMessage, HumanMessage
+from fastapi.responses import JSONResponse, PlainTextResponse
 
 from backend.api.deps import Services, get_services
+from backend.memory.export import thread_markdown
 from backend.schemas import MessageOut, SourceOut, ThreadDetail, ThreadPatch, ThreadSummary
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
@@ -29,15 +31,24 @@ async def list_threads(services: ServicesDep) -> list[dict]:
 async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
     """A thread's completed turns, answers with their sources."""
     row = await _existing(services, thread_id)
-    state = await services.graph.aget_state({"configurable": {"thread_id": thread_id}})
     messages: list[MessageOut] = []
-    for m in state.values.get("messages", []):
-        if isinstance(m, HumanMessage):
-            messages.append(MessageOut(role="user", content=m.text))
-        elif isinstance(m, AIMessage):
-            sources = [SourceOut.model_validate(s) for s in m.additional_kwargs.get("sources", [])]
-            messages.append(MessageOut(role="assistant", content=m.text, sources=sources))
+    for turn in await services.turns.list(thread_id):
+        messages.append(MessageOut(role="user", content=turn.question))
+        sources = [SourceOut.model_validate(s) for s in turn.sources]
+        messages.append(MessageOut(role="assistant", content=turn.answer, sources=sources))
     return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages)
+
+
+@router.get("/{thread_id}/export", response_model=None)
+async def export_thread(
+    thread_id: str, services: ServicesDep, format: Literal["json", "markdown"] = "json"
+) -> JSONResponse | PlainTextResponse:
+    """The whole thread with every turn's details, as JSON or Markdown."""
+    row = await _existing(services, thread_id)
+    turns = await services.turns.list(thread_id)
+    if format == "markdown":
+        return PlainTextResponse(thread_markdown(row, turns), media_type="text/markdown; charset=utf-8")
+    return JSONResponse({**row, "turns": [asdict(t) for t in turns]})
 
 
 @router.patch("/{thread_id}", response_model=ThreadSummary)
@@ -53,4 +64,5 @@ async def delete_thread(thread_id: str, services: ServicesDep) -> None:
     """Remove a thread and all its checkpoints."""
     await _existing(services, thread_id)
     await services.checkpointer.adelete_thread(thread_id)
+    await services.turns.delete_thread(thread_id)
     await services.threads.delete(thread_id)

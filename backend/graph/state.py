@@ -29,6 +29,7 @@ class ChatState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
     question: str
     mode: Mode
+    use_memory: bool
     rewritten_query: str
     intent: Intent
     route_reason: str
@@ -41,11 +42,12 @@ class ChatState(TypedDict, total=False):
     answer: str
 
 
-def turn_input(question: str, mode: Mode) -> ChatState:
+def turn_input(question: str, mode: Mode, use_memory: bool = True) -> ChatState:
     """Input for a new turn: the question, with every per-turn key reset."""
     return {
         "question": question,
         "mode": mode,
+        "use_memory": use_memory,
         "rewritten_query": question,
         "intent": "chat",
         "route_reason": "",

@@ -1,8 +1,8 @@
 """ThreadStore: one row per thread (owner, title, timestamps) beside the checkpoints in SQLite."""
 
-from datetime import UTC, datetime
-
 import aiosqlite
+
+from backend.clock import now
 
 LOCAL_OWNER = "local"
 TITLE_CHARS = 60
@@ -23,10 +23,6 @@ def title_from(question: str) -> str:
     return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1].rstrip() + "…"
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 class ThreadStore:
     """Thread metadata, so threads can be listed and isolated per owner without reading checkpoints."""
 
@@ -40,11 +36,11 @@ class ThreadStore:
 
     async def touch(self, thread_id: str, first_question: str, owner: str = LOCAL_OWNER) -> None:
         """Record a completed turn: create the thread with a title, or bump its updated_at."""
-        now = _now()
+        stamp = now()
         await self._conn.execute(
             "INSERT INTO threads (thread_id, owner, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(thread_id) DO UPDATE SET updated_at = excluded.updated_at",
-            (thread_id, owner, title_from(first_question), now, now),
+            (thread_id, owner, title_from(first_question), stamp, stamp),
         )
         await self._conn.commit()
 
@@ -71,7 +67,7 @@ class ThreadStore:
         """Set a thread's title; False when the thread does not exist."""
         cur = await self._conn.execute(
             "UPDATE threads SET title = ?, updated_at = ? WHERE thread_id = ? AND owner = ?",
-            (title, _now(), thread_id, owner),
+            (title, now(), thread_id, owner),
         )
         await self._conn.commit()
         return cur.rowcount > 0

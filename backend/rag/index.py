@@ -11,9 +11,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
+from backend.clock import now
 from backend.rag.chunking import Chunk
 
 _SCHEMA = """
@@ -161,11 +161,6 @@ def fts_query(text: str) -> str | None:
     """An FTS5 OR-query of the text's content words (quoted, so user text can never be FTS syntax)."""
     terms = [t for t in dict.fromkeys(w.lower() for w in _TERM_RE.findall(text)) if t not in STOPWORDS]
     return " OR ".join(f'"{t}"' for t in terms) or None
-
-
-def now() -> str:
-    """UTC timestamp, ISO 8601 with milliseconds."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class KnowledgeIndex:

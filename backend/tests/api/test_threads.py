@@ -60,3 +60,22 @@ async def test_thread_survives_app_restart_and_continues(settings):
         await turn(c, "Thanks!", thread_id)
         messages = (await c.get(f"/api/threads/{thread_id}")).json()["messages"]
     assert [m["content"] for m in messages if m["role"] == "user"] == ["Hello", "Thanks!"]
+
+
+async def test_turn_rows_record_details_and_export_as_json_and_markdown(client):
+    thread_id = await turn(client, "@employee-handbook how many days of annual leave?")
+    await turn(client, "Thanks!", thread_id)
+    exported = (await client.get(f"/api/threads/{thread_id}/export")).json()
+    first, second = exported["turns"]
+    assert (first["turn"], second["turn"]) == (1, 2)
+    assert first["question"] == "@employee-handbook how many days of annual leave?"
+    assert first["intent"] == "rag" and first["rewritten_query"] == "how many days of annual leave?"
+    assert first["sources"][0]["document"] == "employee-handbook.md"
+    assert first["provider"] == "fake" and first["model"] == "scripted-fake" and first["latency_ms"] > 0
+    assert any(step.startswith("retriever:") for step in first["steps"])
+    markdown = await client.get(f"/api/threads/{thread_id}/export", params={"format": "markdown"})
+    assert markdown.headers["content-type"].startswith("text/markdown")
+    assert (
+        "## Turn 2" in markdown.text and "**You:** Thanks!" in markdown.text and "employee-handbook.md" in markdown.text
+    )
+    assert (await client.get(f"/api/threads/{thread_id}/export", params={"format": "pdf"})).status_code == 422
