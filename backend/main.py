@@ -15,6 +15,7 @@ from backend.api.deps import Services
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import open_models
+from backend.memory.summary import SummaryScheduler
 from backend.memory.threads import ThreadStore
 from backend.memory.turns import TurnStore
 from backend.rag.knowledge import KnowledgeBase
@@ -57,9 +58,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with knowledge.running():
             deps = GraphDeps(chat_model=models.chat_model, retriever=knowledge.retriever, settings=settings)
             graph = build_graph(checkpointer)
-            app.state.services = Services(graph, deps, threads, turns, checkpointer, models, knowledge)
+            summaries = SummaryScheduler(graph, deps)
+            app.state.services = Services(graph, deps, threads, turns, checkpointer, models, knowledge, summaries)
             log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
-            yield
+            try:
+                yield
+            finally:
+                await summaries.close()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -29,6 +29,7 @@ class SourceOut(BaseModel):
     score: float
     section: str | None = None
     chunks: list[int] | None = None
+    cited: bool = True
 
 
 class ChatResponse(BaseModel):
@@ -139,6 +140,13 @@ class TokenEvent(BaseModel):
     text: str
 
 
+class ReplaceEvent(BaseModel):
+    """The final answer differs from the streamed tokens: show `text` instead, and why."""
+
+    text: str
+    reason: str
+
+
 class SourcesEvent(BaseModel):
     sources: list[SourceOut]
 
@@ -160,6 +168,7 @@ SSE_EVENTS: dict[type[BaseModel], str] = {
     MetadataEvent: "metadata",
     StatusEvent: "status",
     TokenEvent: "token",
+    ReplaceEvent: "replace",
     SourcesEvent: "sources",
     DoneEvent: "done",
     ErrorEvent: "error",

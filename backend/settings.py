@@ -53,6 +53,9 @@ class Settings(BaseSettings):
 
     # conversation and retrieval
     history_turns: int = Field(5, ge=0, description="Past exchanges the generator sees verbatim.")
+    memory_context_budget: int = Field(
+        500, ge=0, description="Tokens of earlier turns' sources a follow-up may carry into its context."
+    )
     retrieval_top_k: int = Field(4, ge=1, description="Chunks handed to the generator.")
     relevance_max_distance: float = Field(0.9, description="Cosine distance above which a chunk is not relevant.")
     router_rag_distance: float = Field(

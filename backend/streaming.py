@@ -10,7 +10,16 @@ from pydantic import BaseModel
 
 from backend.graph.deps import GraphDeps
 from backend.graph.state import ChatState, Mode, turn_input
-from backend.schemas import DoneEvent, ErrorEvent, MetadataEvent, SourceOut, SourcesEvent, StatusEvent, TokenEvent
+from backend.schemas import (
+    DoneEvent,
+    ErrorEvent,
+    MetadataEvent,
+    ReplaceEvent,
+    SourceOut,
+    SourcesEvent,
+    StatusEvent,
+    TokenEvent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +41,21 @@ def start_label(node: str, state: dict[str, Any]) -> str:
     return NODE_LABELS[node] + "…"
 
 
+DECISION_LABELS = {
+    "fresh": "Searching the documents for this question",
+    "reuse": "Reusing the sources of the last answer",
+    "both": "Reusing the last sources and searching again",
+}
+
+
 def end_label(node: str, output: Any) -> str:
-    """Human text for a node that ended; unresolved @mentions are said here, not hidden."""
-    notes = output.get("mention_notes") if isinstance(output, dict) else None
-    return "; ".join(notes) if node == "router" and notes else NODE_LABELS[node]
+    """Human text for a node that ended; unresolved @mentions and the context decision are said here."""
+    out = output if isinstance(output, dict) else {}
+    if node == "router" and out.get("mention_notes"):
+        return "; ".join(out["mention_notes"])
+    if node == "rewriter" and out.get("context_decision"):
+        return DECISION_LABELS[out["context_decision"]["decision"]]
+    return NODE_LABELS[node]
 
 
 def end_detail(node: str, output: Any) -> str | None:
@@ -46,7 +66,8 @@ def end_detail(node: str, output: Any) -> str | None:
         notes = "; ".join(output.get("mention_notes") or [])
         return f"{output.get('intent')}: {output.get('route_reason')}" + (f" ({notes})" if notes else "")
     if node == "rewriter":
-        return output.get("rewritten_query")
+        decision = output.get("context_decision") or {}
+        return f"{output.get('rewritten_query')} ({decision.get('reason', '')})"
     if node == "retriever":
         return f"{len(output.get('documents', []))} passages"
     return None
@@ -67,6 +88,14 @@ def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
     return ErrorEvent(code="internal_error", message=f"The turn failed ({type(exc).__name__}); see the server log.")
 
 
+def replace_reason(state: ChatState) -> str:
+    """Why the final answer differs from the streamed tokens."""
+    removed = state.get("validation", {}).get("citations", {}).get("removed")
+    if removed:
+        return f"removed citations to sources that do not exist: {', '.join(removed)}"
+    return "the answer was revised after streaming"
+
+
 def _source_out(sources: list) -> list[SourceOut]:
     return [SourceOut.model_validate({k: v for k, v in s.items() if k != "text"}) for s in sources]
 
@@ -83,14 +112,15 @@ async def turn_events(
     """Run one turn, yielding metadata, status, token, sources and done (or error) payloads in order."""
     yield MetadataEvent(thread_id=thread_id, run_id=run_id)
     config = {"configurable": {"thread_id": thread_id}, "run_id": run_id}
-    streamed = False
+    streamed: list[str] = []
     try:
         async for ev in graph.astream_events(
             turn_input(question, mode, use_memory), config, context=deps, version="v2", durability="sync"
         ):
             payload = _map_event(ev)
             if payload is not None:
-                streamed = streamed or isinstance(payload, TokenEvent)
+                if isinstance(payload, TokenEvent):
+                    streamed.append(payload.text)
                 yield payload
         state: ChatState = (await graph.aget_state(config)).values  # type: ignore[assignment]
     except Exception as exc:  # the stream reports it; nothing half-written was committed to history
@@ -99,6 +129,8 @@ async def turn_events(
         return
     if not streamed and state.get("answer"):  # decided without the model (e.g. an unknown @mention)
         yield TokenEvent(text=state["answer"])
+    elif streamed and state.get("answer", "") != "".join(streamed).strip():
+        yield ReplaceEvent(text=state.get("answer", ""), reason=replace_reason(state))
     if state.get("sources"):
         yield SourcesEvent(sources=_source_out(state["sources"]))
     yield DoneEvent(

@@ -29,11 +29,13 @@ def _check_length(body: ChatRequest, services: Services) -> None:
 
 
 async def _turn(body: ChatRequest, services: Services) -> AsyncIterator:
-    """The turn's payloads; records the thread and the turn once complete, before `done` goes out."""
+    """The turn's payloads; records the turn before `done` goes out, then schedules the summary update."""
     thread_id = body.thread_id or str(uuid.uuid4())
+    await services.summaries.settle(thread_id)  # never let a summary update race this turn
     started = time.perf_counter()
     steps: list[str] = []
     sources: list[dict] = []
+    completed = False
     async for event in turn_events(
         services.graph, services.deps, body.message, body.mode, thread_id, str(uuid.uuid4()), body.use_memory
     ):
@@ -42,23 +44,32 @@ async def _turn(body: ChatRequest, services: Services) -> AsyncIterator:
         elif isinstance(event, SourcesEvent):
             sources = [s.model_dump() for s in event.sources]
         elif isinstance(event, DoneEvent):
-            await services.threads.touch(thread_id, body.message)
-            await services.turns.record(
-                Turn(
-                    thread_id=thread_id,
-                    question=body.message,
-                    answer=event.answer,
-                    rewritten_query=event.rewritten_query,
-                    intent=event.intent,
-                    sources=sources,
-                    steps=steps,
-                    provider=services.models.backend,
-                    model=services.models.model,
-                    latency_ms=round((time.perf_counter() - started) * 1000, 1),
-                    use_memory=body.use_memory,
-                )
-            )
+            await _record(services, body, event, sources, steps, time.perf_counter() - started)
+            completed = True
         yield event
+    if completed and body.use_memory:
+        services.summaries.schedule(thread_id)  # after `done` went out: off the latency path
+
+
+async def _record(
+    services: Services, body: ChatRequest, done: DoneEvent, sources: list[dict], steps: list[str], seconds: float
+) -> None:
+    await services.threads.touch(done.thread_id, body.message)
+    await services.turns.record(
+        Turn(
+            thread_id=done.thread_id,
+            question=body.message,
+            answer=done.answer,
+            rewritten_query=done.rewritten_query,
+            intent=done.intent,
+            sources=sources,
+            steps=steps,
+            provider=services.models.backend,
+            model=services.models.model,
+            latency_ms=round(seconds * 1000, 1),
+            use_memory=body.use_memory,
+        )
+    )
 
 
 @router.post("/chat/stream", summary="Stream one chat turn as server-sent events")
@@ -86,17 +97,20 @@ async def chat(body: ChatRequest, services: ServicesDep) -> ChatResponse:
     """The same turn as the stream, collected into one JSON body."""
     _check_length(body, services)
     sources: list = []
-    async for event in _turn(body, services):
+    done: DoneEvent | None = None
+    async for event in _turn(body, services):  # consumed to the end, so the summary update is scheduled
         if isinstance(event, ErrorEvent):
             raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)
         if isinstance(event, SourcesEvent):
             sources = event.sources
         if isinstance(event, DoneEvent):
-            return ChatResponse(
-                thread_id=event.thread_id,
-                answer=event.answer,
-                sources=sources,
-                intent=event.intent,
-                rewritten_query=event.rewritten_query,
-            )
-    raise HTTPException(502, "the turn ended without an answer")
+            done = event
+    if done is None:
+        raise HTTPException(502, "the turn ended without an answer")
+    return ChatResponse(
+        thread_id=done.thread_id,
+        answer=done.answer,
+        sources=sources,
+        intent=done.intent,
+        rewritten_query=done.rewritten_query,
+    )

@@ -8,6 +8,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
+from backend.memory.summary import SummaryScheduler
 from backend.memory.threads import ThreadStore
 from backend.memory.turns import TurnStore
 from backend.rag.knowledge import KnowledgeBase
@@ -24,6 +25,7 @@ class Services:
     checkpointer: BaseCheckpointSaver
     models: Models
     knowledge: KnowledgeBase
+    summaries: SummaryScheduler
 
 
 def get_services(request: Request) -> Services:

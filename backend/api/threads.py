@@ -51,6 +51,21 @@ async def export_thread(
     return JSONResponse({**row, "turns": [asdict(t) for t in turns]})
 
 
+@router.get("/{thread_id}/memory")
+async def thread_memory(thread_id: str, services: ServicesDep) -> dict:
+    """The thread's memory layers: rolling summary, Q&A index and citation ledger (plus the carried scope)."""
+    await _existing(services, thread_id)
+    values = (await services.graph.aget_state({"configurable": {"thread_id": thread_id}})).values
+    ledger = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
+    return {
+        "summary": values.get("summary", ""),
+        "qa_index": values.get("qa_index", []),
+        "ledger": sorted(ledger, key=lambda e: int(e["id"][1:])),
+        "scope": values.get("scope", []),
+        "summarized_upto": values.get("summarized_upto", 0),
+    }
+
+
 @router.patch("/{thread_id}", response_model=ThreadSummary)
 async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep) -> dict:
     """Set a thread's title."""
@@ -63,6 +78,7 @@ async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep
 async def delete_thread(thread_id: str, services: ServicesDep) -> None:
     """Remove a thread and all its checkpoints."""
     await _existing(services, thread_id)
+    await services.summaries.settle(thread_id)  # a pending summary update would write a checkpoint back
     await services.checkpointer.adelete_thread(thread_id)
     await services.turns.delete_thread(thread_id)
     await services.threads.delete(thread_id)

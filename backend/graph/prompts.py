@@ -27,3 +27,24 @@ INTENT = """Decide whether this message needs the team's documents or is general
 Reply with exactly one word: documents or chat.
 
 Message: {question}"""
+
+CONVERSATION_SUMMARY = """<conversation_summary>
+{summary}
+</conversation_summary>
+
+"""
+
+CONVERSATION_INDEX = """<conversation_index>
+{lines}
+</conversation_index>
+Use the conversation index above to say what was discussed earlier in this conversation.
+
+"""
+
+SUMMARIZE = """Update the running summary of this conversation with the new exchanges below. Keep it under 200 words. Keep facts the user stated and every correction they made (for example "not X, only Y"), the documents discussed and the answers given. Reply with the summary only.
+
+Current summary:
+{summary}
+
+New exchanges:
+{exchanges}"""

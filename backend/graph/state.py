@@ -21,12 +21,24 @@ class Source(TypedDict):
     text: str
     section: NotRequired[str | None]
     chunks: NotRequired[list[int]]
+    cited: NotRequired[bool]
 
 
 class ChatState(TypedDict, total=False):
-    """State of a thread. `messages` accumulates completed turns; the other keys describe the current turn."""
+    """State of a thread: memory kept across turns, then the keys of the current turn (reset by turn_input)."""
 
+    # memory (written only by the memory node, and by the background summary update)
     messages: Annotated[list[AnyMessage], add_messages]
+    ledger: dict[str, dict]  # S# -> source with its identity key: ids never change within a thread
+    last_context: list[str]  # ledger ids the previous turn's generator saw
+    cited: list[str]  # every ledger id an answer of this thread cited
+    qa_index: list[dict]  # one line per exchange: id, question, query, topics, sources, answer
+    summary: str
+    summarized_upto: int  # exchanges already folded into the summary
+    scope: list[str]  # documents the last documents turn was aimed at
+    last_intent: str
+    last_query: str
+    # the current turn
     question: str
     mode: Mode
     use_memory: bool
@@ -34,8 +46,12 @@ class ChatState(TypedDict, total=False):
     intent: Intent
     route_reason: str
     targeted_documents: list[str]
+    scope_source: str  # mention | carried | none
     mention_notes: list[str]
+    followup: dict
+    context_decision: dict
     documents: list[Source]
+    fresh_ids: list[str]
     sources: list[Source]
     triage: dict
     validation: dict
@@ -52,8 +68,12 @@ def turn_input(question: str, mode: Mode, use_memory: bool = True) -> ChatState:
         "intent": "chat",
         "route_reason": "",
         "targeted_documents": [],
+        "scope_source": "none",
         "mention_notes": [],
+        "followup": {},
+        "context_decision": {},
         "documents": [],
+        "fresh_ids": [],
         "sources": [],
         "triage": {},
         "validation": {},

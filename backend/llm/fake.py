@@ -37,6 +37,15 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
         return last.split("Follow-up question:", 1)[1].strip()
     if "Reply with exactly one word: documents or chat" in last:
         return "documents"
+    if "Update the running summary of this conversation" in last:
+        questions = re.findall(r"^User: (.*)$", last, re.MULTILINE)
+        previous = last.split("Current summary:", 1)[1].split("New exchanges:", 1)[0].strip()
+        earlier = "" if previous == "(empty)" else previous.removeprefix("The user asked: ").rstrip(".") + "; "
+        return "The user asked: " + earlier + "; ".join(questions) + "."
+    if "<conversation_index>" in last:
+        index = last.split("<conversation_index>", 1)[1].split("</conversation_index>", 1)[0]
+        asked = [line.split("] ", 1)[-1] for line in index.strip().splitlines()]
+        return "Earlier we discussed: " + "; ".join(asked) + "."
     if "<knowledge_base>" in last:
         body = last.split("<knowledge_base>", 1)[1].split("</knowledge_base>", 1)[0]
         question = last.rsplit("Question:", 1)[-1]

@@ -7,8 +7,10 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
+from backend.graph.history import recent_exchanges
 from backend.graph.prompts import INTENT
 from backend.graph.state import ChatState
+from backend.memory.followup import PAST_CONVERSATION_RE, FollowUp, detect
 from backend.rag.mentions import resolve
 
 MENTION_RE = re.compile(r"""(?<![\w@])@(?:"([^"]+)"|([^\s"'@,;!?()]*[^\s"'@,;!?().:]))""")
@@ -30,29 +32,54 @@ def mentions(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def detect_followup(state: ChatState, turns: int) -> FollowUp:
+    """Follow-up detection on the recent exchanges (none when memory is off for this turn)."""
+    history = recent_exchanges(state, turns) if state.get("use_memory", True) else []
+    return detect(state["question"], " ".join(m.text for m in history))
+
+
 async def route(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
-    """Set intent, targeted documents and the reason for the choice."""
-    question = state["question"]
-    mentioned = mentions(question)
-    mode = state.get("mode", "auto")
-    if mentioned:
-        resolution = resolve(mentioned, await runtime.context.retriever.document_names())
-        notes = resolution.notes()
-        if not resolution.documents:
-            reply = " ".join(f"{n}." for n in notes) + " Check the name, or type @ to pick from the document list."
-            return {
-                **_decide("rag", notes[0]),
-                "mention_notes": notes,
-                "triage": {"route": "mention", "skip_llm": True, "early_response": reply},
-            }
-        reason = f"mentions {', '.join(resolution.documents)}"
-        return {**_decide("rag", reason, resolution.documents), "mention_notes": notes}
+    """Set intent, targeted documents and the reason for the choice, plus the follow-up verdict."""
+    followup = detect_followup(state, runtime.context.settings.history_turns)
+    return {**await _route(state, runtime, followup), "followup": followup.as_dict()}
+
+
+async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: FollowUp) -> dict:
+    question, mode = state["question"], state.get("mode", "auto")
+    if mentioned := mentions(question):
+        return await _targeted(mentioned, runtime)
+    scope = state.get("scope") or []
+    if followup.is_followup and scope and mode != "chat" and state.get("use_memory", True):
+        reason = f"follow-up; keeping the scope {', '.join(scope)}"
+        return {**_decide("rag", reason, scope), "scope_source": "carried"}
     if mode != "auto":
         return _decide(mode, f"mode is {mode}")
+    if PAST_CONVERSATION_RE.search(question):
+        return _decide("chat", "asks about this conversation")
+    if followup.is_followup and state.get("last_intent") == "rag":
+        return _decide("rag", f"follow-up to an answer from the documents ({followup.reason})")
     if CHAT_RE.search(question):
         return _decide("chat", "greeting or creative request")
     if RAG_RE.search(question):
         return _decide("rag", "asks about documents")
+    return await _probe(question, runtime)
+
+
+async def _targeted(mentioned: list[str], runtime: Runtime[GraphDeps]) -> dict:
+    resolution = resolve(mentioned, await runtime.context.retriever.document_names())
+    notes = resolution.notes()
+    if not resolution.documents:
+        reply = " ".join(f"{n}." for n in notes) + " Check the name, or type @ to pick from the document list."
+        return {
+            **_decide("rag", notes[0]),
+            "mention_notes": notes,
+            "triage": {"route": "mention", "skip_llm": True, "early_response": reply},
+        }
+    reason = f"mentions {', '.join(resolution.documents)}"
+    return {**_decide("rag", reason, resolution.documents), "mention_notes": notes, "scope_source": "mention"}
+
+
+async def _probe(question: str, runtime: Runtime[GraphDeps]) -> dict:
     settings = runtime.context.settings
     distance = await runtime.context.retriever.nearest_distance(question)
     if distance is None:

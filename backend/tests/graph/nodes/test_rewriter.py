@@ -2,32 +2,73 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from backend.graph.nodes.rewriter import clean_rewrite, rewrite
 from backend.llm.fake import ScriptedChatModel
+from backend.memory.followup import detect
 from backend.tests.fakes import replying, runtime
 
 HISTORY = [HumanMessage("How often is the Zephyr-9 serviced?"), AIMessage("Every 12 months [S1].")]
+HISTORY_TEXT = " ".join(m.text for m in HISTORY)
 
 
-async def test_rewrite_when_first_turn_then_no_llm_call_and_mentions_stripped():
+def followup_state(question: str, **extra) -> dict:
+    return {
+        "question": question,
+        "messages": HISTORY,
+        "followup": detect(question, HISTORY_TEXT).as_dict(),
+        "last_query": "How often is the Zephyr-9 serviced?",
+        "last_context": ["S1"],
+        **extra,
+    }
+
+
+async def test_rewrite_when_first_turn_then_no_llm_call_mentions_stripped_and_fresh():
     model = ScriptedChatModel()
     out = await rewrite({"question": "@Policy.pdf what is the notice period?", "messages": []}, runtime(model))
-    assert out == {"rewritten_query": "what is the notice period?"}
+    assert out["rewritten_query"] == "what is the notice period?"
+    assert out["context_decision"]["decision"] == "fresh"
     assert model.calls == []
 
 
-async def test_rewrite_when_history_then_one_call_with_stable_prefix():
+async def test_rewrite_when_reference_followup_then_one_call_with_stable_prefix_and_both():
     model = ScriptedChatModel()
-    await rewrite({"question": "how much does it cost?", "messages": HISTORY}, runtime(model))
+    out = await rewrite(followup_state("how much does it cost?"), runtime(model))
     assert len(model.calls) == 1
     sent = model.calls[0]
     assert isinstance(sent[0], SystemMessage)
     assert [m.text for m in sent[1:3]] == [m.text for m in HISTORY]
     assert "how much does it cost?" in sent[-1].text
+    assert out["context_decision"]["decision"] == "both"
 
 
-async def test_rewrite_uses_model_answer_as_query():
-    model = replying("How much does servicing a Zephyr-9 cost?")
-    out = await rewrite({"question": "how much does it cost?", "messages": HISTORY}, runtime(model))
-    assert out["rewritten_query"] == "How much does servicing a Zephyr-9 cost?"
+async def test_rewrite_keeps_model_answer_and_adds_lost_entity():
+    good = await rewrite(
+        followup_state("how much does it cost?"), runtime(replying("How much does a Zephyr-9 service cost?"))
+    )
+    assert good["rewritten_query"] == "How much does a Zephyr-9 service cost?"
+    vague = await rewrite(followup_state("how much does it cost?"), runtime(replying("How much does it cost?")))
+    assert vague["rewritten_query"] == "How much does it cost? (Zephyr-9)"
+
+
+async def test_rewrite_when_clarification_then_reuse_previous_query_without_llm():
+    model = ScriptedChatModel()
+    out = await rewrite(followup_state("Are you sure?"), runtime(model))
+    assert out == {
+        "rewritten_query": "How often is the Zephyr-9 serviced?",
+        "context_decision": {"decision": "reuse", "reason": out["context_decision"]["reason"]},
+    }
+    assert model.calls == []
+
+
+async def test_rewrite_when_new_topic_then_fresh_without_llm():
+    model = ScriptedChatModel()
+    out = await rewrite(followup_state("What does the IT Security Policy say about VPN passwords?"), runtime(model))
+    assert out["context_decision"]["decision"] == "fresh" and model.calls == []
+
+
+async def test_rewrite_when_memory_off_then_passthrough_and_fresh():
+    model = ScriptedChatModel()
+    out = await rewrite(followup_state("how much does it cost?", use_memory=False), runtime(model))
+    assert out["context_decision"]["decision"] == "fresh" and out["rewritten_query"] == "how much does it cost?"
+    assert model.calls == []
 
 
 def test_clean_rewrite_strips_labels_quotes_and_rejects_rambling():

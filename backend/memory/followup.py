@@ -1,0 +1,101 @@
+"""Follow-up detection and the context decision, by rules: no model call is spent where a heuristic decides."""
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+Kind = Literal["new", "clarification", "reference"]
+Decision = Literal["fresh", "reuse", "both"]
+
+CLARIFY_RE = re.compile(
+    r"^\s*(are you (sure|certain)|really\??$|why\??$|how so\??$|explain( (more|further|that|it|this))?|"
+    r"(can you |could you |please )?(elaborate|clarify|rephrase|simplify|say that again)|tell me more|"
+    r"what do you mean|in (simpler|other) words|more details?|go on|say more|is that (right|correct|true))",
+    re.IGNORECASE,
+)
+REFERENCE_RE = re.compile(
+    r"\b(it|its|it's|that|this|these|those|they|them|their|he|she|him|her|there|then|same|above|"
+    r"the (last|first|second|third|previous|other|former|latter) (one|ones|item|point|step|option)s?|"
+    r"the last one|the first one|which one|what about|how about|and (for|if|what|how|when|the)|also)\b",
+    re.IGNORECASE,
+)
+PAST_CONVERSATION_RE = re.compile(
+    r"\b(what (did|have) we (discuss|talk|cover)\w*|we (discussed|talked about|covered)|earlier|before|"
+    r"previous(ly)? (question|answer)s?|you (said|told me|mentioned)|so far)\b",
+    re.IGNORECASE,
+)
+ENTITY_RE = re.compile(
+    r"\b[A-Z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+\b"  # Zephyr-9, IT-Security
+    r"|\b[A-Z]\d+\b"  # E7
+    r"|\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b"  # Northwind Climate Systems
+    r"|\b[A-Z]{2,}\b"  # VPN, MFA
+)
+STOP_ENTITIES = {"I", "OK", "AI", "FAQ", "The", "This", "That", "What", "How", "Why", "When", "Where", "Which"}
+SHORT_QUESTION_WORDS = 6
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """Whether a question leans on the conversation, how, and why we think so."""
+
+    is_followup: bool
+    kind: Kind
+    confidence: float
+    reason: str
+
+    def as_dict(self) -> dict:
+        """Plain dict for the graph state."""
+        return asdict(self)
+
+
+LEADING_WORDS = re.compile(r"^(The|A|An|Our|My|Your|This|That|What|How|Which|When|Where|Why)\s+")
+CITATION_RE = re.compile(r"^S\d+$")
+ACRONYM_RE = re.compile(r"\b[A-Z]{2,}\b")
+
+
+def entities(text: str) -> list[str]:
+    """Named things in a text (products, codes, proper names, acronyms), in order, without duplicates."""
+    found = [LEADING_WORDS.sub("", m.group(0).strip()) for m in ENTITY_RE.finditer(text)]
+    return [e for e in dict.fromkeys(found) if e not in STOP_ENTITIES and not CITATION_RE.match(e)]
+
+
+def new_terms(question: str, history_text: str) -> list[str]:
+    """Entities in the question that the recent conversation never mentioned."""
+    seen = history_text.lower()
+    return [e for e in entities(question) if e.lower() not in seen]
+
+
+def detect(question: str, history_text: str) -> FollowUp:
+    """Classify a question given the text of the recent exchanges ('' when there are none)."""
+    if not history_text.strip():
+        return FollowUp(False, "new", 1.0, "first question of the thread")
+    words = len(question.split())
+    if CLARIFY_RE.search(question):
+        return FollowUp(True, "clarification", 0.9, "asks to confirm or expand the last answer")
+    fresh = new_terms(question, history_text)
+    reference = REFERENCE_RE.search(ACRONYM_RE.sub(" ", question))  # "IT policy" is not the pronoun "it"
+    if fresh and not reference:
+        return FollowUp(False, "new", 0.8, f"introduces new terms: {', '.join(fresh[:3])}")
+    if reference:
+        return FollowUp(True, "reference", 0.8, f"refers back with “{reference.group(0)}”")
+    if words <= SHORT_QUESTION_WORDS and not fresh:
+        return FollowUp(True, "reference", 0.6, f"short question ({words} words) without a new subject")
+    return FollowUp(False, "new", 0.6, "a complete question on its own")
+
+
+def decide(followup: FollowUp, new_mention: bool) -> tuple[Decision, str]:
+    """Reuse the previous turn's sources, retrieve fresh ones, or both; with the reason."""
+    if new_mention:
+        return "fresh", "a new document was mentioned"
+    if followup.kind == "clarification":
+        return "reuse", "clarification of the last answer: its sources are still the right context"
+    if followup.kind == "reference":
+        return "both", "follow-up: keep the last sources and search for the resolved question"
+    return "fresh", "new topic"
+
+
+def with_entity(rewritten: str, previous_entities: list[str]) -> str:
+    """The rewrite, naming the conversation's main entity when the model dropped every one of them."""
+    if not previous_entities or any(e.lower() in rewritten.lower() for e in previous_entities):
+        return rewritten
+    return f"{rewritten.rstrip()} ({previous_entities[0]})"

@@ -1,0 +1,112 @@
+import httpx
+from asgi_lifespan import LifespanManager
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+from backend.main import create_app
+from backend.tests.sse import parse_sse
+
+
+async def ask(client, message: str, thread_id: str | None = None, **extra) -> list[tuple[str, dict]]:
+    body = {"message": message, "thread_id": thread_id, **extra}
+    events = parse_sse((await client.post("/api/chat/stream", json=body)).text)
+    assert events[-1][0] == "done", events[-1]
+    return events
+
+
+def status(events, node: str, phase: str = "end") -> dict:
+    return next(d for n, d in events if n == "status" and d["node"] == node and d["phase"] == phase)
+
+
+def sources(events) -> list[dict]:
+    return next((d["sources"] for n, d in events if n == "sources"), [])
+
+
+async def test_clarification_reuses_last_sources_with_the_same_ledger_ids(client):
+    first = await ask(client, "@employee-handbook how many days of annual leave?")
+    thread_id = first[0][1]["thread_id"]
+    again = await ask(client, "Are you sure?", thread_id)
+    assert status(again, "rewriter")["label"] == "Reusing the sources of the last answer"
+    assert "retriever" in [d["node"] for n, d in again if n == "status"]
+    first_ids = {s["id"]: s["snippet"] for s in sources(first)}
+    second_ids = {s["id"]: s["snippet"] for s in sources(again)}
+    assert second_ids and all(first_ids.get(sid) == snip for sid, snip in second_ids.items())
+
+
+async def test_mention_scope_carries_into_follow_up_until_topic_changes(client):
+    first = await ask(client, "@employee-handbook what is the notice period?")
+    thread_id = first[0][1]["thread_id"]
+    follow = await ask(client, "and during probation?", thread_id)
+    assert "keeping the scope employee-handbook.md" in status(follow, "router")["detail"]
+    assert status(follow, "retriever", "start")["label"] == "Searching employee-handbook.md…"
+    assert {s["document"] for s in sources(follow)} == {"employee-handbook.md"}
+    switch = await ask(client, "What does the IT Security Policy require for passwords?", thread_id)
+    assert status(switch, "retriever", "start")["label"] == "Searching documents…"
+    assert status(switch, "rewriter")["label"] == "Searching the documents for this question"
+
+
+async def test_follow_up_keeps_earlier_ids_and_numbers_new_sources_after_them(client):
+    first = await ask(client, "@zephyr-9-service-manual how often is servicing?")
+    thread_id = first[0][1]["thread_id"]
+    await ask(client, "How long is the warranty on the Zephyr-9?", thread_id)
+    memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()
+    ids = [e["id"] for e in memory["ledger"]]
+    assert ids == [f"S{n}" for n in range(1, len(ids) + 1)]
+    keys = [(e["document"], tuple(e["chunks"])) for e in memory["ledger"]]
+    assert len(keys) == len(set(keys))  # one id per source
+
+
+async def test_memory_endpoint_has_qa_index_and_summary_after_done(client, app):
+    first = await ask(client, "How often must the Zephyr-9 be serviced?", mode="rag")
+    thread_id = first[0][1]["thread_id"]
+    await ask(client, "Not the Zephyr-9 in general, only units in server rooms.", thread_id, mode="rag")
+    await app.state.services.summaries.wait(thread_id)
+    memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()
+    assert [e["id"] for e in memory["qa_index"]] == [1, 2]
+    assert memory["qa_index"][0]["question"] == "How often must the Zephyr-9 be serviced?"
+    assert "Zephyr-9" in memory["qa_index"][0]["topics"]
+    assert "only units in server rooms" in memory["summary"] and memory["summarized_upto"] == 2
+
+
+async def test_what_did_we_discuss_is_answered_from_the_qa_index(client):
+    first = await ask(client, "How often must the Zephyr-9 be serviced?", mode="rag")
+    thread_id = first[0][1]["thread_id"]
+    recap = await ask(client, "What did we discuss earlier?", thread_id)
+    assert recap[-1][1]["intent"] == "chat"
+    assert "How often must the Zephyr-9 be serviced?" in recap[-1][1]["answer"]
+
+
+async def test_use_memory_false_skips_memory_read_and_write_but_records_the_turn(client):
+    first = await ask(client, "How often must the Zephyr-9 be serviced?", mode="rag")
+    thread_id = first[0][1]["thread_id"]
+    private = await ask(client, "how much does it cost?", thread_id, use_memory=False, mode="rag")
+    assert private[-1][1]["rewritten_query"] == "how much does it cost?"  # no history read
+    memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()
+    assert [e["question"] for e in memory["qa_index"]] == ["How often must the Zephyr-9 be serviced?"]
+    messages = (await client.get(f"/api/threads/{thread_id}")).json()["messages"]
+    assert [m["content"] for m in messages if m["role"] == "user"][-1] == "how much does it cost?"
+
+
+async def test_citation_to_unknown_source_is_removed_and_replace_event_sent(client, app):
+    app.state.services.deps.chat_model = GenericFakeChatModel(messages=iter(["Two months [S1] and [S42]."]))
+    events = await ask(client, "@employee-handbook notice period?")
+    replace = next(d for n, d in events if n == "replace")
+    assert replace["text"] == events[-1][1]["answer"] == "Two months [S1] and."
+    assert "S42" in replace["reason"]
+    assert [s["id"] for s in sources(events)] == ["S1"]
+
+
+async def test_memory_survives_restart(settings):
+    app = create_app(settings)
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        thread_id = (await ask(c, "Hello there"))[0][1]["thread_id"]
+        await app.state.services.summaries.wait(thread_id)
+    again = create_app(settings)
+    async with (
+        LifespanManager(again),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=again), base_url="http://t") as c,
+    ):
+        memory = (await c.get(f"/api/threads/{thread_id}/memory")).json()
+    assert memory["qa_index"][0]["question"] == "Hello there" and memory["summary"]
