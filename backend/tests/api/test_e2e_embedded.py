@@ -57,6 +57,8 @@ def test_embedded_model_streams_real_tokens_with_sources_then_answers_follow_up(
         )
         assert follow[-1][0] == "done", follow[-1]
         assert follow[-1][1]["answer"] and any(n == "token" for n, _ in follow)
+        # the second turn's search query names the entity of the first (model rewrite, entity kept by rule)
+        assert "zephyr-9" in follow[-1][1]["rewritten_query"].lower()
         history = client.get(f"/api/threads/{thread_id}").json()["messages"]
         assert [m["content"] for m in history if m["role"] == "user"] == [
             "How often must the Zephyr-9 be serviced?",

@@ -1,0 +1,78 @@
+import pytest
+
+from backend.memory.followup import FollowUp, decide, detect, entities, new_terms, with_entity
+
+HISTORY = "How often must the Zephyr-9 be serviced? The Zephyr-9 must be serviced every 12 months [S1]."
+
+
+def test_first_question_is_never_a_follow_up():
+    assert detect("how much does it cost?", "") == FollowUp(False, "new", 1.0, "first question of the thread")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Are you sure?",
+        "explain more",
+        "Can you elaborate?",
+        "what do you mean?",
+        "Tell me more",
+        "Is that right?",
+        "why?",
+    ],
+)
+def test_clarifications(question):
+    assert detect(question, HISTORY).kind == "clarification"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much does it cost?",
+        "and for contractors?",
+        "What about the last one?",
+        "Which one is cheaper?",
+        "what about error code E7?",
+    ],
+)
+def test_references_back(question):
+    result = detect(question, HISTORY)
+    assert (result.is_followup, result.kind) == (True, "reference")
+
+
+def test_short_question_without_new_subject_is_a_follow_up():
+    assert detect("the price?", HISTORY).reason.startswith("short question")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the IT Security Policy say about VPN passwords?",
+        "How many days of annual leave do full-time employees get?",
+    ],
+)
+def test_new_topics(question):
+    assert detect(question, HISTORY).is_followup is False
+
+
+def test_acronym_it_is_not_the_pronoun_it():
+    assert detect("Which IT tools may I install on my laptop?", HISTORY).is_followup is False
+
+
+def test_entities_products_codes_names_and_acronyms_without_citations():
+    text = "Northwind Climate Systems sells the Zephyr-9; error E7 needs MFA [S1] [S12]. The Warranty Card"
+    assert entities(text) == ["Northwind Climate Systems", "Zephyr-9", "E7", "MFA", "Warranty Card"]
+    assert new_terms("Is the Zephyr-9 quiet? What about MFA?", HISTORY) == ["MFA"]
+
+
+def test_decide_maps_kinds_and_new_mentions():
+    assert decide(FollowUp(True, "clarification", 0.9, ""), False)[0] == "reuse"
+    assert decide(FollowUp(True, "reference", 0.8, ""), False)[0] == "both"
+    assert decide(FollowUp(False, "new", 0.8, ""), False)[0] == "fresh"
+    assert decide(FollowUp(True, "clarification", 0.9, ""), True) == ("fresh", "a new document was mentioned")
+
+
+def test_with_entity_adds_the_main_entity_only_when_every_one_was_dropped():
+    assert with_entity("How much does it cost?", ["Zephyr-9", "E7"]) == "How much does it cost? (Zephyr-9)"
+    assert with_entity("What does E7 mean?", ["Zephyr-9", "E7"]) == "What does E7 mean?"
+    assert with_entity("How much?", []) == "How much?"
