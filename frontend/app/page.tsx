@@ -1,0 +1,5 @@
+import { ChatApp } from "@/components/chat-app";
+
+export default function ChatPage() {
+  return <ChatApp />;
+}

@@ -1,0 +1,185 @@
+"use client";
+/** The chat screen: threads sidebar, conversation, composer. The open thread lives in the URL (?thread=ID). */
+import { useCallback, useEffect, useState } from "react";
+import { useChat } from "@/hooks/use-chat";
+import { useDocuments } from "@/hooks/use-documents";
+import { useHealth } from "@/hooks/use-health";
+import { useThreads } from "@/hooks/use-threads";
+import type { Mode } from "@/lib/types";
+import { Composer } from "./composer";
+import { MessageList } from "./message-list";
+import { ModeSwitch } from "./mode-switch";
+import { MenuIcon } from "./icons";
+import { ThreadSidebar } from "./thread-sidebar";
+
+const MODE_KEY = "ragline-mode";
+const EXAMPLES = [
+  "How much does a Zephyr-9 service cost?",
+  "@employee-handbook what is the notice period?",
+  "Which passwords does the IT security policy require?",
+];
+
+const threadFromUrl = () => new URLSearchParams(window.location.search).get("thread");
+
+function setUrlThread(id: string | null, push: boolean) {
+  const url = id ? `/?thread=${encodeURIComponent(id)}` : "/";
+  if (url === window.location.pathname + window.location.search) return;
+  window.history[push ? "pushState" : "replaceState"](null, "", url);
+}
+
+export function ChatApp() {
+  const [draft, setDraft] = useState("");
+  const [mode, setModeState] = useState<Mode>("auto");
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const threads = useThreads();
+  const docs = useDocuments();
+  const health = useHealth();
+
+  const chat = useChat({
+    onThreadId: (id) => setUrlThread(id, false),
+    onTurnEnd: () => {
+      void threads.refresh();
+      void health.check();
+    },
+    // Nothing typed is lost: a failed question goes back into an empty box.
+    onFailure: (request) => setDraft((d) => (d.trim() ? d : request.message)),
+  });
+  const { openThread, stop, busy } = chat;
+
+  useEffect(() => {
+    const stored = localStorage.getItem(MODE_KEY);
+    if (stored === "auto" || stored === "rag" || stored === "chat") setModeState(stored);
+    void openThread(threadFromUrl());
+    const onPop = () => void openThread(threadFromUrl());
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, [openThread]);
+
+  useEffect(() => {
+    if (!busy) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented) stop();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [busy, stop]);
+
+  const setMode = (m: Mode) => {
+    setModeState(m);
+    localStorage.setItem(MODE_KEY, m);
+  };
+
+  const go = useCallback(
+    (id: string | null) => {
+      setUrlThread(id, true);
+      setSidebarOpen(false);
+      void openThread(id);
+    },
+    [openThread],
+  );
+
+  const send = () => {
+    const text = draft.trim();
+    if (!text || busy) return;
+    setDraft("");
+    if (!chat.threadId || chat.messages.length === 0) chat.setTitle(text.length > 80 ? `${text.slice(0, 79)}…` : text);
+    chat.send(text, mode);
+  };
+
+  const retry = (key: string) => {
+    const request = chat.messages.find((m) => m.key === key)?.request;
+    if (request && draft.trim() === request.message) setDraft("");
+    chat.retry(key);
+  };
+
+  const current = threads.threads.find((t) => t.thread_id === chat.threadId);
+  const title = current?.title ?? chat.title ?? "New chat";
+
+  return (
+    <div className="app">
+      <ThreadSidebar
+        threads={threads.threads}
+        currentId={chat.threadId}
+        error={threads.error}
+        open={sidebarOpen}
+        onClose={() => setSidebarOpen(false)}
+        onNew={() => go(null)}
+        onOpen={go}
+        onRename={async (id, t) => {
+          await threads.rename(id, t);
+          if (id === chat.threadId) chat.setTitle(t);
+        }}
+        onDelete={async (id) => {
+          await threads.remove(id);
+          if (id === chat.threadId) go(null);
+        }}
+        footer={
+          <span className="health" data-ok={health.ok ?? undefined} title={health.detail ?? undefined}>
+            {health.ok === false ? "backend offline" : health.label}
+          </span>
+        }
+      />
+      <main className="main">
+        <header className="topbar">
+          <button
+            type="button"
+            className="icon-button menu-button"
+            aria-label="Conversations"
+            aria-expanded={sidebarOpen}
+            onClick={() => setSidebarOpen((o) => !o)}
+          >
+            <MenuIcon />
+          </button>
+          <h1 className="thread-heading">{title}</h1>
+          <ModeSwitch mode={mode} onChange={setMode} />
+        </header>
+        {health.ok === false && (
+          <div className="banner" role="alert">
+            {health.detail}{" "}
+            <button type="button" className="tool-button" onClick={() => void health.check()}>
+              Check again
+            </button>
+          </div>
+        )}
+        {chat.notice && (
+          <div className="banner banner-info" role="status">
+            {chat.notice}
+          </div>
+        )}
+        <MessageList
+          messages={chat.messages}
+          onRetry={retry}
+          empty={
+            chat.loading ? (
+              <p className="empty">Loading conversation…</p>
+            ) : (
+              <div className="empty">
+                <h2>Ask your documents</h2>
+                <p>Answers cite their sources. Type @ to aim a question at one document.</p>
+                <ul className="examples">
+                  {EXAMPLES.map((q) => (
+                    <li key={q}>
+                      <button type="button" className="example" onClick={() => setDraft(q)}>
+                        {q}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )
+          }
+        />
+        <Composer
+          value={draft}
+          onChange={setDraft}
+          onSend={send}
+          onStop={stop}
+          busy={busy}
+          documents={docs.documents}
+          documentsAvailable={docs.available && docs.loaded}
+          onMentionStart={docs.refresh}
+        />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,226 @@
+"use client";
+/** The documents page: upload with progress, the list with ingestion status, delete. */
+import Link from "next/link";
+import { useRef, useState } from "react";
+import { isPending, useDocuments } from "@/hooks/use-documents";
+import { uploadDocuments } from "@/lib/api";
+import { api } from "@/lib/api";
+import type { DocumentRow } from "@/lib/types";
+import { ThemeToggle } from "./theme-toggle";
+
+interface Upload {
+  key: number;
+  names: string;
+  progress: number;
+  state: "uploading" | "accepted" | "failed";
+  message?: string;
+}
+
+function formatSize(bytes: number | null | undefined): string {
+  if (bytes == null) return "—";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function formatDate(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+function StatusCell({ doc }: { doc: DocumentRow }) {
+  const pct = doc.progress != null ? Math.round(doc.progress * 100) : null;
+  return (
+    <span className={`doc-status doc-status-${doc.status}`} data-status={doc.status} title={doc.error ?? undefined}>
+      {doc.status}
+      {isPending(doc) && pct != null ? ` ${pct}%` : ""}
+      {doc.status === "failed" && doc.error ? `: ${doc.error}` : ""}
+    </span>
+  );
+}
+
+function DocumentRowView({ doc, onDelete }: { doc: DocumentRow; onDelete: (id: string) => Promise<void> }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <tr data-document={doc.name}>
+      <td className="doc-name">{doc.name}</td>
+      <td>{doc.type || "—"}</td>
+      <td className="num">{doc.pages ?? "—"}</td>
+      <td className="num">{doc.chunks ?? "—"}</td>
+      <td className="num">{formatSize(doc.size)}</td>
+      <td>{formatDate(doc.ingested_at)}</td>
+      <td>
+        <StatusCell doc={doc} />
+      </td>
+      <td className="doc-actions">
+        {confirming ? (
+          <>
+            <button
+              type="button"
+              className="tool-button danger"
+              autoFocus
+              onClick={() => onDelete(doc.id).catch((e) => setError(e instanceof Error ? e.message : String(e)))}
+            >
+              Delete
+            </button>
+            <button type="button" className="tool-button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button
+            type="button"
+            className="tool-button"
+            aria-label={`Delete ${doc.name}`}
+            onClick={() => setConfirming(true)}
+          >
+            Delete
+          </button>
+        )}
+        {error && <span className="thread-error">{error}</span>}
+      </td>
+    </tr>
+  );
+}
+
+export function DocumentsView() {
+  const { documents, available, loaded, error, refresh, setDocuments } = useDocuments({ poll: true });
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const counter = useRef(0);
+
+  const upload = async (files: File[]) => {
+    if (files.length === 0) return;
+    const key = ++counter.current;
+    const names = files.map((f) => f.name).join(", ");
+    const patch = (change: Partial<Upload>) =>
+      setUploads((all) => all.map((u) => (u.key === key ? { ...u, ...change } : u)));
+    setUploads((all) => [{ key, names, progress: 0, state: "uploading" as const }, ...all].slice(0, 5));
+    try {
+      const accepted = await uploadDocuments(files, (progress) => patch({ progress }));
+      const refused = accepted.rejected ?? [];
+      patch({
+        state: refused.length ? "failed" : "accepted",
+        progress: 1,
+        message:
+          `${accepted.documents.length} queued for ingestion` +
+          (refused.length ? `; refused: ${refused.map((r) => r.detail).join("; ")}` : ""),
+      });
+      await refresh();
+    } catch (err) {
+      patch({ state: "failed", message: err instanceof Error ? err.message : String(err) });
+    }
+  };
+
+  const remove = async (id: string) => {
+    await api.deleteDocument(id);
+    setDocuments((all) => all.filter((d) => d.id !== id));
+  };
+
+  return (
+    <div className="docs-page">
+      <header className="docs-header">
+        <Link href="/" className="nav-link">
+          ← Chat
+        </Link>
+        <h1>Documents</h1>
+        <ThemeToggle />
+      </header>
+
+      <section
+        className="dropzone"
+        data-dragging={dragging || undefined}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setDragging(false);
+          void upload([...e.dataTransfer.files]);
+        }}
+        aria-label="Upload documents"
+      >
+        <p>Drop files here, or</p>
+        <label className="button">
+          Choose files…
+          <input
+            ref={input}
+            type="file"
+            multiple
+            className="visually-hidden"
+            aria-label="Choose files to upload"
+            onChange={(e) => {
+              void upload([...(e.target.files ?? [])]);
+              e.target.value = "";
+            }}
+          />
+        </label>
+        <p className="hint">They are chunked, embedded and then searchable in chat with @name.</p>
+      </section>
+
+      {uploads.length > 0 && (
+        <ul className="uploads" aria-label="Uploads">
+          {uploads.map((u) => (
+            <li key={u.key} className={`upload upload-${u.state}`} data-state={u.state}>
+              <span className="upload-name">{u.names}</span>
+              <progress max={1} value={u.progress} aria-label={`Upload progress of ${u.names}`} />
+              <span className="upload-message" role={u.state === "failed" ? "alert" : undefined}>
+                {u.state === "uploading" ? `${Math.round(u.progress * 100)}%` : u.message}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {!available && (
+        <p className="banner" role="alert">
+          This backend has no documents API yet (GET /api/documents answered 404). Use ./scripts/ingest meanwhile.
+        </p>
+      )}
+      {error && (
+        <p className="banner" role="alert">
+          Could not load the documents: {error}{" "}
+          <button type="button" className="tool-button" onClick={() => void refresh()}>
+            Retry
+          </button>
+        </p>
+      )}
+
+      <div className="table-wrap">
+        <table className="docs-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Type</th>
+              <th className="num">Pages</th>
+              <th className="num">Chunks</th>
+              <th className="num">Size</th>
+              <th>Ingested</th>
+              <th>Status</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {documents.map((d) => (
+              <DocumentRowView key={d.id} doc={d} onDelete={remove} />
+            ))}
+            {loaded && available && documents.length === 0 && (
+              <tr>
+                <td colSpan={8} className="empty-row">
+                  No documents yet.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+"use client";
+/**
+ * An answer as sanitized Markdown: react-markdown never renders raw HTML (it is dropped) and strips
+ * unsafe URLs (javascript:, data:); code blocks are highlighted; `[S1]` markers become citations.
+ */
+import { memo, type ReactNode } from "react";
+import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
+import remarkGfm from "remark-gfm";
+import { CITE_PREFIX, remarkCitations } from "@/lib/remark-citations";
+import type { Source } from "@/lib/types";
+import { CitationMarker } from "./citation-marker";
+
+const remarkPlugins = [remarkGfm, remarkCitations];
+const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }]] as never;
+
+function MarkdownAnswerInner({
+  text,
+  sources,
+  onCite,
+}: {
+  text: string;
+  sources?: Source[];
+  onCite?: (id: string) => void;
+}) {
+  const components: Components = {
+    a({ href, children }) {
+      if (href?.startsWith(CITE_PREFIX)) {
+        const id = href.slice(CITE_PREFIX.length);
+        return <CitationMarker id={id} source={sources?.find((s) => s.id === id)} onCite={onCite} />;
+      }
+      return (
+        <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+          {children as ReactNode}
+        </a>
+      );
+    },
+  };
+  return (
+    <div className="markdown">
+      <ReactMarkdown
+        remarkPlugins={remarkPlugins}
+        rehypePlugins={rehypePlugins}
+        components={components}
+        skipHtml
+        urlTransform={(url) => (url.startsWith(CITE_PREFIX) ? url : defaultUrlTransform(url))}
+      >
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+}
+
+export const MarkdownAnswer = memo(MarkdownAnswerInner);

@@ -1,0 +1,115 @@
+"use client";
+/** One message: the user's question, or an answer with its status, citations, sources and actions. */
+import { useEffect, useState } from "react";
+import type { ChatMessage } from "@/hooks/use-chat";
+import { badgesFromDone } from "@/lib/badges";
+import { sourceAnchor } from "@/lib/citations";
+import { AnswerBadges } from "./answer-badges";
+import { CopyButton } from "./copy-button";
+import { MarkdownAnswer } from "./markdown-answer";
+import { SourcesPanel } from "./sources-panel";
+import { StatusTimeline } from "./status-timeline";
+
+function errorTitle(code: string | undefined): string {
+  switch (code) {
+    case "backend_unreachable":
+    case "network":
+      return "Connection problem";
+    case "model_unreachable":
+      return "The model is unreachable";
+    case "model_error":
+      return "The model reported an error";
+    default:
+      return "Something went wrong";
+  }
+}
+
+export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetry: (key: string) => void }) {
+  const [sourcesOpen, setSourcesOpen] = useState(false);
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const streaming = message.state === "streaming";
+
+  useEffect(() => {
+    if (!sourcesOpen || !highlighted) return;
+    const card = document.getElementById(sourceAnchor(message.key, highlighted));
+    card?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    card?.focus({ preventScroll: true });
+  }, [sourcesOpen, highlighted, message.key]);
+
+  if (message.role === "user") {
+    return (
+      <article className="message message-user" data-role="user">
+        <div className="bubble">{message.content}</div>
+      </article>
+    );
+  }
+
+  const sources = message.sources ?? [];
+  const onCite = (id: string) => {
+    if (!sources.some((s) => s.id === id)) return;
+    setSourcesOpen(true);
+    setHighlighted(id);
+  };
+
+  return (
+    <article
+      className="message message-assistant"
+      data-role="assistant"
+      data-state={message.state}
+      aria-busy={streaming}
+    >
+      {message.steps && (message.steps.length > 0 || streaming) && (
+        <StatusTimeline
+          steps={message.steps}
+          running={streaming}
+          startedAt={message.startedAt}
+          endedAt={message.endedAt}
+        />
+      )}
+      {(message.content || streaming) && (
+        <div className="answer" data-streaming={streaming || undefined}>
+          <MarkdownAnswer text={message.content} sources={sources} onCite={onCite} />
+          {streaming && <span className="caret" aria-hidden />}
+        </div>
+      )}
+      {message.state === "stopped" && (
+        <p className="turn-note turn-stopped" role="note">
+          Stopped — this partial answer was not saved to the conversation.
+        </p>
+      )}
+      {message.state === "error" && message.error && (
+        <div className="turn-error" role="alert">
+          <p>
+            <strong>{errorTitle(message.error.code)}</strong>
+            {message.error.code ? <code className="error-code">{message.error.code}</code> : null}
+          </p>
+          <p className="error-message">{message.error.message}</p>
+          {message.request && (
+            <button type="button" className="button" onClick={() => onRetry(message.key)}>
+              Retry
+            </button>
+          )}
+        </div>
+      )}
+      {!streaming && message.content && (
+        <div className="answer-tools">
+          <CopyButton text={message.content} label="Copy answer" />
+          {sources.length > 0 && (
+            <button
+              type="button"
+              className="tool-button"
+              aria-expanded={sourcesOpen}
+              onClick={() => setSourcesOpen((o) => !o)}
+            >
+              {sourcesOpen ? "Hide sources" : `Sources (${sources.length})`}
+            </button>
+          )}
+          <AnswerBadges badges={badgesFromDone(message.done)} />
+        </div>
+      )}
+      {sourcesOpen && sources.length > 0 && (
+        <SourcesPanel messageKey={message.key} answer={message.content} sources={sources} highlighted={highlighted} />
+      )}
+    </article>
+  );
+}

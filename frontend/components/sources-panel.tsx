@@ -1,0 +1,47 @@
+"use client";
+/** The sources of one answer: document, page, snippet and score, cited ones first. */
+import { orderSources, sourceAnchor } from "@/lib/citations";
+import type { Source } from "@/lib/types";
+
+export function SourcesPanel({
+  messageKey,
+  answer,
+  sources,
+  highlighted,
+}: {
+  messageKey: string;
+  answer: string;
+  sources: Source[];
+  highlighted: string | null;
+}) {
+  return (
+    <section className="sources" aria-label="Sources">
+      <ol className="source-list">
+        {orderSources(answer, sources).map(({ source, cited }) => (
+          <li
+            key={source.id}
+            id={sourceAnchor(messageKey, source.id)}
+            className="source-card"
+            data-source={source.id}
+            data-highlighted={highlighted === source.id || undefined}
+            data-cited={cited || undefined}
+            tabIndex={-1}
+          >
+            <div className="source-head">
+              <span className="source-id">{source.id}</span>
+              <span className="source-doc">{source.document}</span>
+              {source.page != null && <span className="source-meta">page {source.page}</span>}
+              {source.section && <span className="source-meta source-section">{source.section}</span>}
+              <span className="source-meta">chunk {source.chunk}</span>
+              <span className="source-score" title="Relevance score">
+                score {source.score.toFixed(2)}
+              </span>
+              {!cited && <span className="source-uncited">not cited</span>}
+            </div>
+            <p className="source-snippet">{source.snippet}</p>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,190 @@
+"use client";
+/** Threads, newest first: open, rename inline, delete with confirmation; links to documents and the theme. */
+import Link from "next/link";
+import { useState } from "react";
+import type { ThreadSummary } from "@/lib/types";
+import { PencilIcon, TrashIcon } from "./icons";
+import { ThemeToggle } from "./theme-toggle";
+
+function relativeTime(iso: string): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return "";
+  const s = Math.round((Date.now() - then) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(then).toLocaleDateString();
+}
+
+function ThreadRow({
+  thread,
+  current,
+  onOpen,
+  onRename,
+  onDelete,
+}: {
+  thread: ThreadSummary;
+  current: boolean;
+  onOpen: (id: string) => void;
+  onRename: (id: string, title: string) => Promise<void>;
+  onDelete: (id: string) => Promise<void>;
+}) {
+  const [mode, setMode] = useState<"view" | "rename" | "confirm">("view");
+  const [draft, setDraft] = useState(thread.title);
+  const [error, setError] = useState<string | null>(null);
+
+  const save = async () => {
+    const title = draft.trim();
+    if (!title || title === thread.title) return setMode("view");
+    try {
+      await onRename(thread.thread_id, title);
+      setMode("view");
+      setError(null);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <li className="thread" data-thread={thread.thread_id} aria-current={current ? "page" : undefined}>
+      {mode === "rename" ? (
+        <input
+          className="thread-rename"
+          aria-label="New title"
+          value={draft}
+          autoFocus
+          maxLength={200}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") void save();
+            if (e.key === "Escape") setMode("view");
+          }}
+          onBlur={() => void save()}
+        />
+      ) : (
+        <a
+          className="thread-link"
+          href={`/?thread=${encodeURIComponent(thread.thread_id)}`}
+          onClick={(e) => {
+            if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+            e.preventDefault();
+            onOpen(thread.thread_id);
+          }}
+        >
+          <span className="thread-title">{thread.title}</span>
+          <span className="thread-time">{relativeTime(thread.updated_at)}</span>
+        </a>
+      )}
+      {mode === "confirm" ? (
+        <div className="thread-confirm" role="group" aria-label="Confirm delete">
+          <span>Delete?</span>
+          <button
+            type="button"
+            className="tool-button danger"
+            autoFocus
+            onClick={() => onDelete(thread.thread_id).catch((err) => setError(String(err?.message ?? err)))}
+          >
+            Delete
+          </button>
+          <button type="button" className="tool-button" onClick={() => setMode("view")}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        mode === "view" && (
+          <div className="thread-actions">
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`Rename “${thread.title}”`}
+              title="Rename"
+              onClick={() => {
+                setDraft(thread.title);
+                setMode("rename");
+              }}
+            >
+              <PencilIcon />
+            </button>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`Delete “${thread.title}”`}
+              title="Delete"
+              onClick={() => setMode("confirm")}
+            >
+              <TrashIcon />
+            </button>
+          </div>
+        )
+      )}
+      {error && <p className="thread-error">{error}</p>}
+    </li>
+  );
+}
+
+export function ThreadSidebar({
+  threads,
+  currentId,
+  error,
+  open,
+  onClose,
+  onNew,
+  onOpen,
+  onRename,
+  onDelete,
+  footer,
+}: {
+  threads: ThreadSummary[];
+  currentId: string | null;
+  error: string | null;
+  open: boolean;
+  onClose: () => void;
+  onNew: () => void;
+  onOpen: (id: string) => void;
+  onRename: (id: string, title: string) => Promise<void>;
+  onDelete: (id: string) => Promise<void>;
+  footer?: React.ReactNode;
+}) {
+  return (
+    <>
+      <aside className="sidebar" data-open={open || undefined} aria-label="Conversations">
+        <div className="sidebar-head">
+          <Link href="/" className="brand" onClick={(e) => (e.preventDefault(), onNew())}>
+            Ragline
+          </Link>
+          <button type="button" className="button button-new" onClick={onNew}>
+            + New chat
+          </button>
+        </div>
+        <nav className="threads" aria-label="Threads">
+          {error && (
+            <p className="sidebar-error" title={error}>
+              Conversations are unavailable while the backend is unreachable.
+            </p>
+          )}
+          {threads.length === 0 && !error && <p className="sidebar-empty">No conversations yet.</p>}
+          <ul>
+            {threads.map((t) => (
+              <ThreadRow
+                key={t.thread_id}
+                thread={t}
+                current={t.thread_id === currentId}
+                onOpen={onOpen}
+                onRename={onRename}
+                onDelete={onDelete}
+              />
+            ))}
+          </ul>
+        </nav>
+        <div className="sidebar-foot">
+          <Link href="/documents" className="nav-link">
+            Documents
+          </Link>
+          <ThemeToggle />
+          {footer}
+        </div>
+      </aside>
+      {open && <div className="scrim" onClick={onClose} aria-hidden />}
+    </>
+  );
+}

@@ -1,0 +1,43 @@
+"use client";
+/** The threads sidebar's data: list (newest first), rename and delete. */
+import { useCallback, useEffect, useState } from "react";
+import { api } from "@/lib/api";
+import type { ThreadSummary } from "@/lib/types";
+
+export interface UseThreads {
+  threads: ThreadSummary[];
+  error: string | null;
+  refresh: () => Promise<void>;
+  rename: (id: string, title: string) => Promise<void>;
+  remove: (id: string) => Promise<void>;
+}
+
+export function useThreads(): UseThreads {
+  const [threads, setThreads] = useState<ThreadSummary[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      setThreads(await api.threads());
+      setError(null);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  }, []);
+
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  const rename = useCallback(async (id: string, title: string) => {
+    const row = await api.renameThread(id, title);
+    setThreads((all) => all.map((t) => (t.thread_id === id ? { ...t, title: row.title } : t)));
+  }, []);
+
+  const remove = useCallback(async (id: string) => {
+    await api.deleteThread(id);
+    setThreads((all) => all.filter((t) => t.thread_id !== id));
+  }, []);
+
+  return { threads, error, refresh, rename, remove };
+}

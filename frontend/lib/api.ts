@@ -1,0 +1,60 @@
+/** Typed calls to the Ragline REST API, through the same-origin /api proxy. */
+import { ApiError, errorDetail } from "./sse";
+import type { DocumentRow, Health, ThreadDetail, ThreadSummary, UploadAccepted } from "./types";
+
+async function call<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(path, { cache: "no-store", ...init });
+  if (!res.ok) throw new ApiError(await errorDetail(res), res.status);
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+const json = (body: unknown): RequestInit => ({
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+export const api = {
+  health: () => call<Health>("/api/health"),
+  threads: () => call<ThreadSummary[]>("/api/threads"),
+  thread: (id: string) => call<ThreadDetail>(`/api/threads/${encodeURIComponent(id)}`),
+  renameThread: (id: string, title: string) =>
+    call<ThreadSummary>(`/api/threads/${encodeURIComponent(id)}`, { method: "PATCH", ...json({ title }) }),
+  deleteThread: (id: string) => call<void>(`/api/threads/${encodeURIComponent(id)}`, { method: "DELETE" }),
+  documents: () => call<DocumentRow[]>("/api/documents"),
+  document: (id: string) => call<DocumentRow>(`/api/documents/${encodeURIComponent(id)}`),
+  deleteDocument: (id: string) => call<void>(`/api/documents/${encodeURIComponent(id)}`, { method: "DELETE" }),
+};
+
+/**
+ * POST /api/documents as multipart (field `files`) with upload progress, which fetch cannot report.
+ * `onProgress` gets 0..1 as bytes go out.
+ */
+export function uploadDocuments(files: File[], onProgress: (fraction: number) => void): Promise<UploadAccepted> {
+  return new Promise((resolve, reject) => {
+    const form = new FormData();
+    for (const file of files) form.append("files", file, file.name);
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/api/documents");
+    xhr.responseType = "text";
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      let body: { detail?: unknown } & Partial<UploadAccepted> = {};
+      try {
+        body = JSON.parse(xhr.responseText || "{}");
+      } catch {
+        /* not JSON */
+      }
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(1);
+        resolve({ documents: body.documents ?? [], rejected: body.rejected ?? [] });
+      } else {
+        const detail = typeof body.detail === "string" ? body.detail : xhr.responseText || `HTTP ${xhr.status}`;
+        reject(new ApiError(detail, xhr.status));
+      }
+    };
+    xhr.onerror = () => reject(new ApiError("Network error: the upload did not reach the server.", 0));
+    xhr.send(form);
+  });
+}

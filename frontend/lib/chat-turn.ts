@@ -1,0 +1,84 @@
+/** One answer's life as plain data: SSE events folded into a message, with no React in sight. */
+import type { ChatEvent, DoneEvent, Mode, Source, StatusEvent } from "./types";
+
+export interface StatusStep {
+  node: string;
+  label: string;
+  detail: string | null;
+  /** The end event's label when it says something new (e.g. an @mention that matched no document). */
+  note?: string;
+  startedAt: number;
+  endedAt?: number;
+}
+
+export type TurnState = "history" | "streaming" | "done" | "stopped" | "error";
+
+export interface ChatMessage {
+  key: string;
+  role: "user" | "assistant";
+  content: string;
+  state: TurnState;
+  sources?: Source[];
+  steps?: StatusStep[];
+  startedAt?: number;
+  endedAt?: number;
+  done?: DoneEvent;
+  error?: { message: string; code?: string };
+  /** What was sent, so a failed turn can be retried as it was. */
+  request?: { message: string; mode: Mode };
+}
+
+/** Fold one status event into the step list: `start` opens a step, `end` closes the open one of its node. */
+export function applyStatus(steps: StatusStep[], ev: StatusEvent, now: number): StatusStep[] {
+  if (ev.phase === "start") {
+    return [...steps, { node: ev.node, label: ev.label, detail: ev.detail, startedAt: now }];
+  }
+  const i = steps.findLastIndex((s) => s.node === ev.node && s.endedAt === undefined);
+  if (i === -1) return [...steps, { node: ev.node, label: ev.label, detail: ev.detail, startedAt: now, endedAt: now }];
+  const next = [...steps];
+  const firstWord = (label: string) => label.trim().split(/\s+/)[0]?.toLowerCase();
+  const note = firstWord(ev.label) !== firstWord(next[i].label) ? ev.label : undefined;
+  next[i] = { ...next[i], endedAt: now, detail: ev.detail ?? next[i].detail, ...(note ? { note } : {}) };
+  return next;
+}
+
+/** Close every step still open (the turn ended, one way or another). */
+function closeSteps(steps: StatusStep[] | undefined, now: number): StatusStep[] {
+  return (steps ?? []).map((s) => (s.endedAt !== undefined ? s : { ...s, endedAt: now }));
+}
+
+/** Fold one stream event into the answer it belongs to (metadata is the conversation's business). */
+export function applyChatEvent(m: ChatMessage, ev: ChatEvent, now: number): ChatMessage {
+  switch (ev.event) {
+    case "status":
+      return { ...m, steps: applyStatus(m.steps ?? [], ev.data, now) };
+    case "token":
+      return { ...m, content: m.content + ev.data.text };
+    case "sources":
+      return { ...m, sources: ev.data.sources };
+    case "done":
+      // The final answer wins over the streamed tokens (validation may have redacted some).
+      return {
+        ...m,
+        content: ev.data.answer || m.content,
+        done: ev.data,
+        state: "done",
+        endedAt: now,
+        steps: closeSteps(m.steps, now),
+      };
+    case "error":
+      return { ...m, state: "error", endedAt: now, error: ev.data };
+    default:
+      return m;
+  }
+}
+
+/** End a turn that did not finish with `done`: stopped by the user, or failed with an error. */
+export function endTurn(
+  m: ChatMessage,
+  state: "stopped" | "error",
+  now: number,
+  error?: { message: string; code?: string },
+): ChatMessage {
+  return { ...m, state, endedAt: now, steps: closeSteps(m.steps, now), ...(error ? { error } : {}) };
+}

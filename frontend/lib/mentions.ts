@@ -1,0 +1,170 @@
+/**
+ * @mentions as the backend reads them (backend/graph/nodes/router.py MENTION_RE and
+ * backend/rag/mentions.py): `@name` or `@"name with spaces"`, matched case-insensitively
+ * against document names with the extension optional, then by containment and close spelling.
+ */
+
+const WORD = String.raw`[\p{L}\p{N}_]`;
+const MENTION_RE = new RegExp(
+  String.raw`(?<![\p{L}\p{N}_@])@(?:"([^"]+)"|(${WORD}[\p{L}\p{N}_.\-]*${WORD}|${WORD}))`,
+  "gu",
+);
+
+export interface Mention {
+  /** The name as written, without `@` and quotes. */
+  name: string;
+  /** Offsets of the whole `@…` token in the text. */
+  start: number;
+  end: number;
+}
+
+/** Every mention in the text, in order (duplicates kept, so each can be located). */
+export function findMentions(text: string): Mention[] {
+  const found: Mention[] = [];
+  for (const m of text.matchAll(MENTION_RE)) {
+    found.push({ name: m[1] ?? m[2], start: m.index!, end: m.index! + m[0].length });
+  }
+  return found;
+}
+
+/** Distinct mentioned names, in order: what the backend targets. */
+export function mentionNames(text: string): string[] {
+  return [...new Set(findMentions(text).map((m) => m.name))];
+}
+
+/** Lowercase words joined by single spaces: "Employee_Handbook.md" -> "employee handbook md". */
+function norm(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^0-9a-z]+/g, " ")
+    .trim()
+    .replace(/ +/g, " ");
+}
+
+function stem(name: string): string {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? norm(name.slice(0, dot)) : norm(name);
+}
+
+/** Similarity 0..1 from the edit distance (a stand-in for the backend's difflib ratio; lenient on purpose). */
+function similarity(a: string, b: string): number {
+  if (!a.length && !b.length) return 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return 1 - prev[b.length] / Math.max(a.length, b.length);
+}
+
+export const FUZZY_CUTOFF = 0.75;
+
+/**
+ * Candidate documents for a mention, by the backend's rules in order (backend/rag/mentions.py):
+ * exact name, same stem, stem contained, then close spelling. One candidate resolves; several are ambiguous.
+ */
+export function mentionCandidates(mention: string, documents: string[]): string[] {
+  const exact = documents.filter((d) => d.toLowerCase() === mention.toLowerCase());
+  if (exact.length) return exact;
+  const ext = mention.includes(".") ? mention.slice(mention.lastIndexOf(".") + 1) : "";
+  const key = ext && /^[a-z]+$/i.test(ext) ? stem(mention) : norm(mention);
+  if (!key) return [];
+  const same = documents.filter((d) => stem(d) === key);
+  if (same.length) return same;
+  const contained = documents.filter((d) => stem(d).includes(key));
+  if (contained.length) return contained;
+  return documents
+    .map((d) => ({ d, r: similarity(key, stem(d)) }))
+    .filter((x) => x.r >= FUZZY_CUTOFF)
+    .sort((x, y) => y.r - x.r)
+    .slice(0, 3)
+    .map((x) => x.d);
+}
+
+/** The document a mention refers to when exactly one matches, else undefined. */
+export function resolveMention(name: string, documents: string[]): string | undefined {
+  const found = mentionCandidates(name, documents);
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** Mentions split into known (one document), ambiguous (several) and unknown (none). */
+export function classifyMentions(
+  text: string,
+  documents: string[],
+): {
+  known: { name: string; document: string }[];
+  ambiguous: { name: string; documents: string[] }[];
+  unknown: string[];
+} {
+  const known: { name: string; document: string }[] = [];
+  const ambiguous: { name: string; documents: string[] }[] = [];
+  const unknown: string[] = [];
+  for (const name of mentionNames(text)) {
+    const found = mentionCandidates(name, documents);
+    if (found.length === 1) known.push({ name, document: found[0] });
+    else if (found.length > 1) ambiguous.push({ name, documents: found });
+    else unknown.push(name);
+  }
+  return { known, ambiguous, unknown };
+}
+
+/** The mention being typed at the caret (`@emp|` or `@"my do|`), for autocomplete: its query and start. */
+export function activeMention(text: string, caret: number): { query: string; start: number } | null {
+  const before = text.slice(0, caret);
+  const m = /(?:^|[^\p{L}\p{N}_@])@(?:"([^"]*)|([^\s"@]*))$/u.exec(before);
+  if (!m) return null;
+  return { query: m[1] ?? m[2], start: m.index + m[0].indexOf("@") };
+}
+
+/** How to write a mention of a document: its stem when that round-trips, else the quoted full name. */
+export function mentionToken(document: string): string {
+  const dot = document.lastIndexOf(".");
+  const short = dot > 0 ? document.slice(0, dot) : document;
+  for (const candidate of [short, document]) {
+    const parsed = findMentions(`@${candidate}`);
+    if (parsed.length === 1 && parsed[0].name === candidate && parsed[0].end === candidate.length + 1) {
+      return `@${candidate}`;
+    }
+  }
+  return `@"${document}"`;
+}
+
+/** Documents whose name contains the query (prefix matches first), for the autocomplete list. */
+export function filterDocuments<T extends { name: string }>(documents: T[], query: string, limit = 8): T[] {
+  const q = query.toLowerCase();
+  const hits = documents.filter((d) => d.name.toLowerCase().includes(q));
+  hits.sort((a, b) => {
+    const pa = a.name.toLowerCase().startsWith(q) ? 0 : 1;
+    const pb = b.name.toLowerCase().startsWith(q) ? 0 : 1;
+    return pa - pb || a.name.localeCompare(b.name);
+  });
+  return hits.slice(0, limit);
+}
+
+/** Replace the mention being typed (from `start` to the caret) with a document's token and a space. */
+export function insertMention(
+  text: string,
+  start: number,
+  caret: number,
+  document: string,
+): { text: string; caret: number } {
+  const token = mentionToken(document) + " ";
+  // Drop the rest of the word being typed after the caret, and one space the token already brings.
+  const rest = text
+    .slice(caret)
+    .replace(/^[^\s"]*"?/, "")
+    .replace(/^ /, "");
+  return { text: text.slice(0, start) + token + rest, caret: start + token.length };
+}
+
+/** The text with one mention (all its occurrences) removed, whitespace tidied. */
+export function removeMention(text: string, name: string): string {
+  let out = text;
+  for (const m of findMentions(text).reverse()) {
+    if (m.name === name) out = out.slice(0, m.start) + out.slice(m.end);
+  }
+  return out.replace(/[ \t]{2,}/g, " ").replace(/^\s+/, "");
+}

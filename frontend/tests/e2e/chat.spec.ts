@@ -1,0 +1,79 @@
+import { expect, test } from "./fixtures";
+
+test("a question shows status steps, then streamed text, then sources", async ({ chat }) => {
+  await chat.goto();
+  await chat.ask("How much does a Zephyr-9 service cost?");
+  const answer = chat.lastAnswer();
+
+  await expect(answer.step("router")).toBeVisible();
+  await expect(answer.step("router")).toContainText("Understanding question");
+  await expect(answer.step("retriever")).toContainText("Searching");
+  await expect(answer.statusLine).toContainText(/\d+\.\d s/);
+
+  // Text arrives after the search steps finished, and grows while the answer streams.
+  await expect.poll(() => answer.textLength()).toBeGreaterThan(0);
+  await expect(answer.step("retriever")).toHaveClass(/step-ok/, { timeout: 1 });
+  await expect(answer.step("generator")).toHaveClass(/step-running/, { timeout: 1 });
+  expect(await answer.root.getAttribute("data-state")).toBe("streaming");
+  const early = await answer.textLength();
+  await expect.poll(() => answer.textLength()).toBeGreaterThan(early + 10);
+  await expect(chat.stopButton).toBeVisible();
+  await chat.screenshot("chat-streaming");
+
+  await chat.waitForAnswerDone();
+  await expect(answer.text).toContainText("According to the documents");
+  await expect(answer.step("generator")).toHaveClass(/step-ok/);
+  await expect(answer.badges.filter({ hasText: "from documents" })).toBeVisible();
+  await expect(chat.sendButton).toBeVisible();
+
+  // Citations are clickable: the sources panel opens on the cited card.
+  await expect(answer.citations.first()).toBeVisible();
+  await expect(answer.sourcesButton).toHaveText(/Sources \(\d+\)/);
+  await answer.citation("S1").click();
+  await expect(answer.sourcesPanel).toBeVisible();
+  const card = answer.sourceCard("S1");
+  await expect(card).toHaveAttribute("data-highlighted", "true");
+  await expect(card.locator(".source-doc")).toHaveText(/zephyr-9/);
+  await expect(card).toContainText(/score \d\.\d\d/);
+  await expect(card.locator(".source-snippet")).not.toBeEmpty();
+
+  // Hovering a marker previews its snippet.
+  await answer.citation("S1").hover();
+  const preview = answer.root.locator(".cite-preview").first();
+  await expect(preview).toBeVisible();
+  await expect(preview).toContainText(/zephyr-9/);
+  await chat.screenshot("sources-open");
+});
+
+test("keyboard: Shift+Enter adds a line, Enter sends, the copy button copies", async ({ chat, page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await chat.goto();
+  await chat.composer.focus();
+  await page.keyboard.type("hello there");
+  await page.keyboard.press("Shift+Enter");
+  await page.keyboard.type("second line");
+  await expect(chat.composer).toHaveValue("hello there\nsecond line");
+  await page.keyboard.press("Enter");
+  await expect(chat.composer).toHaveValue("");
+  await expect(chat.userMessages().last()).toHaveText("hello there\nsecond line");
+  const answer = await chat.waitForAnswerDone();
+  await expect(answer.badges.filter({ hasText: "chat" })).toBeVisible();
+  await answer.copyButton.click();
+  await expect(answer.copyButton).toHaveText("Copied");
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toBe(await answer.text.innerText());
+});
+
+test("mode switch sends the chosen mode", async ({ chat, page }) => {
+  await chat.goto();
+  await chat.setMode("Chat");
+  const request = page.waitForRequest("**/api/chat/stream");
+  await chat.ask("How much does a Zephyr-9 service cost?");
+  expect((await request).postDataJSON()).toMatchObject({ mode: "chat" });
+  const answer = await chat.waitForAnswerDone();
+  await expect(answer.step("retriever")).toHaveCount(0);
+  await expect(answer.badges.filter({ hasText: "chat" })).toBeVisible();
+  await chat.page.reload();
+  await expect(page.getByRole("radio", { name: "Chat" })).toHaveAttribute("aria-checked", "true");
+  await chat.setMode("Auto");
+});

@@ -1,0 +1,55 @@
+import { expect, test } from "./fixtures";
+
+const QUOKKA = `# Quokka-7 field guide
+
+The Quokka-7 rover is serviced at the Harbour workshop.
+The Quokka-7 emergency beacon code is BLUE-HARBOR-42.
+Its battery lasts eleven hours in cold weather.
+`;
+
+test("upload a document, watch it become ready, ask about it, delete it", async ({ documents, chat, page }) => {
+  await documents.goto();
+  await expect(documents.status("employee-handbook.md")).toHaveText(/ready/);
+  const before = await documents.rows.count();
+
+  await documents.upload([{ name: "quokka-field-guide.md", mimeType: "text/markdown", buffer: Buffer.from(QUOKKA) }]);
+  const upload = documents.uploads.first();
+  await expect(upload).toHaveAttribute("data-state", "accepted");
+  await expect(upload.locator("progress")).toHaveAttribute("value", "1");
+  await expect(documents.row("quokka-field-guide.md")).toBeVisible();
+  await expect(documents.status("quokka-field-guide.md")).toHaveText(/ready/, { timeout: 30_000 });
+  await expect(documents.row("quokka-field-guide.md")).toContainText("md");
+  await documents.screenshot("documents-page");
+
+  // The new document is offered by @ and answers questions.
+  await page.getByRole("link", { name: "← Chat" }).click();
+  await chat.type("@quok");
+  await expect(chat.mentionOptions).toHaveText([/quokka-field-guide\.md/]);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("what is the emergency beacon code?");
+  await page.keyboard.press("Enter");
+  const answer = await chat.waitForAnswerDone();
+  await expect(answer.text).toContainText("BLUE-HARBOR-42");
+  await answer.citations.first().click();
+  await expect(answer.sourceCards.first()).toContainText("quokka-field-guide.md");
+
+  await documents.goto();
+  await documents.delete("quokka-field-guide.md");
+  await expect(documents.row("quokka-field-guide.md")).toHaveCount(0);
+  await page.reload();
+  await expect(documents.status("employee-handbook.md")).toHaveText(/ready/);
+  await expect(documents.rows).toHaveCount(before);
+});
+
+test("a file the backend refuses shows its reason", async ({ documents }) => {
+  await documents.goto();
+  await expect(documents.status("employee-handbook.md")).toHaveText(/ready/);
+  const before = await documents.rows.count();
+  await documents.upload([
+    { name: "tool.exe", mimeType: "application/octet-stream", buffer: Buffer.from([0x4d, 0x5a, 0, 1, 2, 3]) },
+  ]);
+  const upload = documents.uploads.first();
+  await expect(upload).toHaveAttribute("data-state", "failed");
+  await expect(upload.getByRole("alert")).toContainText("not supported");
+  await expect(documents.rows).toHaveCount(before);
+});

@@ -1,0 +1,61 @@
+import { expect, test } from "./fixtures";
+
+test("@ opens a keyboard-navigable document list; the pick becomes a chip and targets the search", async ({
+  chat,
+  page,
+}) => {
+  await chat.goto();
+  await chat.type("@");
+  await expect(chat.mentionPopup).toBeVisible();
+  // Every ingested sample document is offered (the corpus may grow: check the ones we know).
+  for (const name of ["employee-handbook.md", "it-security-policy.md", "zephyr-9-service-manual.md"]) {
+    await expect(chat.mentionOptions.filter({ hasText: name })).toHaveCount(1);
+  }
+  const count = await chat.mentionOptions.count();
+  await expect(chat.mentionOptions.nth(0)).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("ArrowDown");
+  await expect(chat.mentionOptions.nth(1)).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("ArrowUp");
+  await expect(chat.mentionOptions.nth(count - 1)).toHaveAttribute("aria-selected", "true");
+
+  await page.keyboard.type("emp");
+  await expect(chat.mentionOptions).toHaveCount(1);
+  await chat.screenshot("mention-popup");
+  await page.keyboard.press("Enter");
+  await expect(chat.mentionPopup).toBeHidden();
+  await expect(chat.composer).toHaveValue("@employee-handbook ");
+  await expect(chat.chips).toHaveText([/@employee-handbook\.md/]);
+
+  await page.keyboard.type("what is the notice period?");
+  await page.keyboard.press("Enter");
+  const answer = chat.lastAnswer();
+  await expect(answer.step("retriever")).toContainText("Searching employee-handbook");
+  await chat.waitForAnswerDone();
+  await expect(answer.text).toContainText("notice period");
+  await answer.sourcesButton.click();
+  const docs = await answer.sourceCards.locator(".source-doc").allTextContents();
+  expect(docs.length).toBeGreaterThan(0);
+  expect(new Set(docs)).toEqual(new Set(["employee-handbook.md"]));
+});
+
+test("Esc closes the list; an unknown mention is flagged before sending", async ({ chat, page }) => {
+  await chat.goto();
+  await chat.type("@employee-hand");
+  await expect(chat.mentionPopup).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(chat.mentionPopup).toBeHidden();
+  await expect(chat.composer).toHaveValue("@employee-hand");
+  await expect(chat.chips).toHaveText([/@employee-handbook\.md/]);
+
+  await chat.composer.fill("@nosuchdoc what is the notice period?");
+  await expect(chat.unknownChips).toHaveText([/@nosuchdoc/]);
+  await expect(chat.composerWarning).toContainText("@nosuchdoc matches no document");
+  await chat.unknownChips.getByRole("button").click();
+  await expect(chat.composer).toHaveValue("what is the notice period?");
+
+  // Sending anyway: the backend says so in the status timeline.
+  await chat.ask("@nosuchdoc what is the notice period?");
+  const answer = await chat.waitForAnswerDone();
+  await expect(answer.steps.filter({ hasText: /no document/i })).toBeVisible();
+});

@@ -1,0 +1,46 @@
+import { expect, test } from "./fixtures";
+
+test.describe("phone width", () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, reducedMotion: "reduce" });
+
+  test("the sidebar becomes a drawer and the chat still works", async ({ chat, page }) => {
+    await chat.goto();
+    await expect(chat.sidebar).not.toBeInViewport();
+    await chat.ask("@employee-handbook what is the notice period?");
+    const answer = await chat.waitForAnswerDone();
+    await answer.sourcesButton.click();
+    await expect(answer.sourcesPanel).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await chat.screenshot("phone");
+
+    await chat.menuButton.click();
+    await expect(chat.sidebar).toBeInViewport();
+    await chat.screenshot("phone-sidebar");
+    await page.mouse.click(370, 400); // the scrim closes it
+    await expect(chat.sidebar).not.toBeInViewport();
+  });
+});
+
+test.describe("dark theme", () => {
+  test.use({ colorScheme: "dark" });
+
+  test("follows the system and can be switched", async ({ chat, page }) => {
+    await chat.goto();
+    const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await bg()).toBe("rgb(20, 22, 26)");
+    await chat.ask("How much does a Zephyr-9 service cost?");
+    const answer = await chat.waitForAnswerDone();
+    await answer.sourcesButton.click();
+    await chat.screenshot("dark-theme");
+
+    const toggle = page.locator(".theme-toggle");
+    await toggle.click(); // system -> dark
+    await toggle.click(); // dark -> light
+    await expect(toggle).toHaveText("Theme: light");
+    expect(await bg()).toBe("rgb(255, 255, 255)");
+    await page.reload();
+    expect(await bg()).toBe("rgb(255, 255, 255)");
+    await toggle.click(); // back to system
+  });
+});

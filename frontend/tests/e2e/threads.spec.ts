@@ -1,0 +1,75 @@
+import { backendUrl, expect, test } from "./fixtures";
+
+test("the thread id is in the URL and a reload restores the conversation with its sources", async ({ chat, page }) => {
+  await chat.goto();
+  await chat.ask("What is the notice period for permanent employees?");
+  await chat.waitForAnswerDone();
+  const threadId = chat.threadIdFromUrl();
+  expect(threadId).toMatch(/^[0-9a-f-]{36}$/);
+  await expect(chat.threadById(threadId!)).toBeVisible();
+  await expect(chat.threadById(threadId!)).toHaveAttribute("aria-current", "page");
+
+  await chat.ask("And how long is the probation period?");
+  await chat.waitForAnswerDone();
+  expect(chat.threadIdFromUrl()).toBe(threadId);
+
+  await page.reload();
+  await expect(chat.userMessages()).toHaveText([
+    "What is the notice period for permanent employees?",
+    "And how long is the probation period?",
+  ]);
+  await expect(chat.answers()).toHaveCount(2);
+  const first = chat.answers().first();
+  await expect(first).toContainText("notice period");
+  await expect(first.getByRole("button", { name: /Sources \(\d+\)/ })).toBeVisible();
+  await first.locator("button.cite-marker").first().click();
+  await expect(first.getByRole("region", { name: "Sources" })).toContainText("employee-handbook.md");
+
+  // A shared link opens the same conversation in a fresh page.
+  const other = await page.context().newPage();
+  await other.goto(`/?thread=${threadId}`);
+  await expect(other.locator('[data-role="user"]').first()).toHaveText(
+    "What is the notice period for permanent employees?",
+  );
+  await other.close();
+});
+
+test("threads can be opened, renamed and deleted from the sidebar", async ({ chat, page, request }) => {
+  await chat.goto();
+  await chat.ask("Which passwords does the IT security policy require?");
+  await chat.waitForAnswerDone();
+  const first = chat.threadIdFromUrl()!;
+  await page.getByRole("button", { name: "+ New chat" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await chat.ask("How much does a Zephyr-9 service cost?");
+  await chat.waitForAnswerDone();
+  const second = chat.threadIdFromUrl()!;
+  expect(second).not.toBe(first);
+
+  // Newest first.
+  const ids = await chat.sidebar
+    .locator(".thread")
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-thread")));
+  expect(ids.indexOf(second)).toBeLessThan(ids.indexOf(first));
+
+  // Open the older one from the sidebar.
+  await chat.threadById(first).locator(".thread-link").click();
+  await expect(page).toHaveURL(new RegExp(`thread=${first}`));
+  await expect(chat.userMessages()).toHaveText(["Which passwords does the IT security policy require?"]);
+
+  // Rename: the heading, the sidebar and the server agree, across a reload.
+  await chat.renameThread(chat.threadById(first), "Password rules");
+  await expect(chat.threadById(first).locator(".thread-title")).toHaveText("Password rules");
+  await expect(chat.heading).toHaveText("Password rules");
+  await page.reload();
+  await expect(chat.threadById(first).locator(".thread-title")).toHaveText("Password rules");
+  await expect(chat.heading).toHaveText("Password rules");
+
+  // Delete the open thread: it leaves the sidebar and the server, and the view starts afresh.
+  await chat.deleteThread(chat.threadById(first));
+  await expect(chat.threadById(first)).toHaveCount(0);
+  await expect(page).toHaveURL(/\/$/);
+  await expect(chat.userMessages()).toHaveCount(0);
+  expect((await request.get(`${backendUrl()}/api/threads/${first}`)).status()).toBe(404);
+  await expect(chat.threadById(second)).toBeVisible();
+});

@@ -1,0 +1,154 @@
+/** Page object for the chat screen: every selector the e2e tests need lives here. */
+import { type Locator, type Page, expect } from "@playwright/test";
+import path from "node:path";
+import { SCREENSHOTS } from "../e2e/stack";
+
+export class ChatPage {
+  readonly composer: Locator;
+  readonly sendButton: Locator;
+  readonly stopButton: Locator;
+  readonly mentionPopup: Locator;
+  readonly mentionOptions: Locator;
+  readonly chips: Locator;
+  readonly unknownChips: Locator;
+  readonly composerWarning: Locator;
+  readonly sidebar: Locator;
+  readonly heading: Locator;
+  readonly menuButton: Locator;
+  readonly banner: Locator;
+
+  constructor(readonly page: Page) {
+    this.composer = page.getByRole("combobox", { name: "Message" });
+    this.sendButton = page.getByRole("button", { name: "Send" });
+    this.stopButton = page.getByRole("button", { name: /^Stop/ });
+    this.mentionPopup = page.getByRole("listbox", { name: "Documents" });
+    this.mentionOptions = this.mentionPopup.getByRole("option");
+    this.chips = page.getByRole("list", { name: "Mentioned documents" }).locator(".chip:not(.chip-unknown)");
+    this.unknownChips = page.locator(".chip-unknown");
+    this.composerWarning = page.locator(".composer-warning");
+    this.sidebar = page.getByRole("complementary", { name: "Conversations" });
+    this.heading = page.locator(".thread-heading");
+    this.menuButton = page.getByRole("button", { name: "Conversations" });
+    this.banner = page.locator(".banner");
+  }
+
+  async goto(threadId?: string): Promise<void> {
+    await this.page.goto(threadId ? `/?thread=${encodeURIComponent(threadId)}` : "/");
+    await expect(this.composer).toBeVisible();
+  }
+
+  async type(text: string): Promise<void> {
+    await this.composer.click();
+    await this.composer.pressSequentially(text);
+  }
+
+  /** Types the question and presses Enter. */
+  async ask(text: string): Promise<void> {
+    await this.composer.fill(text);
+    await this.composer.press("Enter");
+  }
+
+  async setMode(mode: "Auto" | "Documents" | "Chat"): Promise<void> {
+    await this.page.getByRole("radio", { name: mode }).click();
+  }
+
+  // ---- the conversation ----
+
+  userMessages(): Locator {
+    return this.page.locator('[data-role="user"]');
+  }
+
+  answers(): Locator {
+    return this.page.locator('[data-role="assistant"]');
+  }
+
+  lastAnswer(): AnswerView {
+    return new AnswerView(this.answers().last());
+  }
+
+  async waitForAnswerDone(): Promise<AnswerView> {
+    const answer = this.lastAnswer();
+    await expect(answer.root).toHaveAttribute("data-state", "done", { timeout: 30_000 });
+    return answer;
+  }
+
+  threadIdFromUrl(): string | null {
+    return new URL(this.page.url()).searchParams.get("thread");
+  }
+
+  // ---- the sidebar ----
+
+  thread(title: string | RegExp): Locator {
+    return this.sidebar.locator(".thread").filter({ has: this.page.locator(".thread-title", { hasText: title }) });
+  }
+
+  threadById(id: string): Locator {
+    return this.sidebar.locator(`.thread[data-thread="${id}"]`);
+  }
+
+  async renameThread(row: Locator, title: string): Promise<void> {
+    await row.hover();
+    await row.getByRole("button", { name: /^Rename/ }).click();
+    const input = this.sidebar.getByRole("textbox", { name: "New title" });
+    await input.fill(title);
+    await input.press("Enter");
+  }
+
+  async deleteThread(row: Locator): Promise<void> {
+    await row.hover();
+    await row.getByRole("button", { name: /^Delete “/ }).click();
+    await row.getByRole("group", { name: "Confirm delete" }).getByRole("button", { name: "Delete" }).click();
+  }
+
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  }
+}
+
+/** One answer in the conversation. */
+export class AnswerView {
+  readonly text: Locator;
+  readonly steps: Locator;
+  readonly statusLine: Locator;
+  readonly citations: Locator;
+  readonly sourcesButton: Locator;
+  readonly sourcesPanel: Locator;
+  readonly sourceCards: Locator;
+  readonly stoppedNote: Locator;
+  readonly error: Locator;
+  readonly retryButton: Locator;
+  readonly badges: Locator;
+  readonly copyButton: Locator;
+
+  constructor(readonly root: Locator) {
+    this.text = root.locator(".answer .markdown");
+    this.steps = root.locator(".steps .step");
+    this.statusLine = root.locator(".status-line");
+    this.citations = root.locator("button.cite-marker");
+    this.sourcesButton = root.getByRole("button", { name: /Sources \(\d+\)|Hide sources/ });
+    this.sourcesPanel = root.getByRole("region", { name: "Sources" });
+    this.sourceCards = this.sourcesPanel.locator(".source-card");
+    this.stoppedNote = root.locator(".turn-stopped");
+    this.error = root.getByRole("alert");
+    this.retryButton = root.getByRole("button", { name: "Retry" });
+    this.badges = root.locator(".badge");
+    this.copyButton = root.getByRole("button", { name: /Copy answer|Copied/ });
+  }
+
+  /** The timeline step of one graph node: router, rewriter, retriever, generator, memory. */
+  step(node: string): Locator {
+    return this.steps.and(this.root.locator(`[data-node="${node}"]`)).last();
+  }
+
+  citation(id: string): Locator {
+    return this.citations.and(this.root.locator(`[data-cite="${id}"]`)).first();
+  }
+
+  sourceCard(id: string): Locator {
+    return this.sourcesPanel.locator(`.source-card[data-source="${id}"]`);
+  }
+
+  async textLength(): Promise<number> {
+    return ((await this.text.textContent()) ?? "").length;
+  }
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { type ChatMessage, applyChatEvent, applyStatus, endTurn } from "@/lib/chat-turn";
+
+describe("applyStatus", () => {
+  it("opens steps on start and closes the open one of the node on end", () => {
+    let steps = applyStatus([], { node: "router", phase: "start", label: "Understanding question…", detail: null }, 1);
+    steps = applyStatus(steps, { node: "router", phase: "end", label: "Understanding question", detail: "rag" }, 5);
+    steps = applyStatus(steps, { node: "retriever", phase: "start", label: "Searching Policy.pdf…", detail: null }, 6);
+    expect(steps).toEqual([
+      { node: "router", label: "Understanding question…", detail: "rag", startedAt: 1, endedAt: 5 },
+      { node: "retriever", label: "Searching Policy.pdf…", detail: null, startedAt: 6 },
+    ]);
+  });
+
+  it("keeps an end label that carries news, such as an unknown mention", () => {
+    const steps = applyStatus(
+      [{ node: "router", label: "Understanding question…", detail: null, startedAt: 1 }],
+      { node: "router", phase: "end", label: 'No document matches "@nosuch"', detail: "rag: mentions @nosuch" },
+      2,
+    );
+    expect(steps[0].note).toBe('No document matches "@nosuch"');
+    const search = applyStatus(
+      [{ node: "retriever", label: "Searching employee-handbook…", detail: null, startedAt: 1 }],
+      { node: "retriever", phase: "end", label: "Searching documents", detail: "4 passages" },
+      2,
+    );
+    expect(search[0]).toMatchObject({ label: "Searching employee-handbook…", detail: "4 passages" });
+    expect(search[0].note).toBeUndefined();
+  });
+});
+
+describe("applyChatEvent", () => {
+  const streaming: ChatMessage = {
+    key: "a1",
+    role: "assistant",
+    content: "",
+    state: "streaming",
+    steps: [],
+    startedAt: 0,
+  };
+
+  it("appends tokens, keeps sources, and lets done's answer and route win", () => {
+    const start = { node: "generator", phase: "start", label: "Writing answer…", detail: null } as const;
+    let m = applyChatEvent(streaming, { event: "status", data: start }, 1);
+    m = applyChatEvent(m, { event: "token", data: { text: "My email is " } }, 2);
+    m = applyChatEvent(m, { event: "token", data: { text: "a@b.c [S1]" } }, 3);
+    expect(m.content).toBe("My email is a@b.c [S1]");
+    const sources = [{ id: "S1", document: "d.md", page: null, chunk: 0, snippet: "s", score: 0.5 }];
+    m = applyChatEvent(m, { event: "sources", data: { sources } }, 4);
+    const done = { thread_id: "t", answer: "My email is [redacted] [S1]", intent: "rag", rewritten_query: "q" };
+    m = applyChatEvent(m, { event: "done", data: done }, 5);
+    expect(m).toMatchObject({ state: "done", content: "My email is [redacted] [S1]", sources, done, endedAt: 5 });
+    expect(m.steps?.[0].endedAt).toBe(5);
+  });
+
+  it("records an error event", () => {
+    const m = applyChatEvent(streaming, { event: "error", data: { code: "model_error", message: "boom" } }, 9);
+    expect(m).toMatchObject({ state: "error", error: { code: "model_error", message: "boom" }, endedAt: 9 });
+  });
+
+  it("ends a stopped turn keeping the partial text and closing open steps", () => {
+    const partial: ChatMessage = {
+      ...streaming,
+      content: "According to",
+      steps: [{ node: "generator", label: "Writing answer…", detail: null, startedAt: 1 }],
+    };
+    const m = endTurn(partial, "stopped", 7);
+    expect(m).toMatchObject({ state: "stopped", content: "According to", endedAt: 7 });
+    expect(m.steps?.[0].endedAt).toBe(7);
+  });
+});
