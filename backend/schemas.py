@@ -56,6 +56,8 @@ class MessageOut(BaseModel):
     role: Literal["user", "assistant"]
     content: str
     sources: list[SourceOut] | None = None
+    intent: str | None = None
+    steps: list[str] | None = None
 
 
 class ThreadDetail(BaseModel):
@@ -157,6 +159,8 @@ class DoneEvent(BaseModel):
     intent: str
     rewritten_query: str
     route_reason: str = ""
+    triage: dict | None = None
+    validation: dict | None = None
 
 
 class ErrorEvent(BaseModel):

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 NODE_LABELS = {
     "router": "Understanding question",
-    "rewriter": "Rewriting follow-up",
+    "rewriter": "Checking the conversation",
     "retriever": "Searching documents",
     "generator": "Writing answer",
     "memory": "Saving conversation",
@@ -42,9 +42,9 @@ def start_label(node: str, state: dict[str, Any]) -> str:
 
 
 DECISION_LABELS = {
-    "fresh": "Searching the documents for this question",
-    "reuse": "Reusing the sources of the last answer",
-    "both": "Reusing the last sources and searching again",
+    "fresh": "New question: searching afresh",
+    "reuse": "Follow-up: reusing the last answer's sources",
+    "both": "Follow-up: reusing the last sources and searching again",
 }
 
 
@@ -139,6 +139,8 @@ async def turn_events(
         intent=state.get("intent", "chat"),
         rewritten_query=state.get("rewritten_query", question),
         route_reason=state.get("route_reason", ""),
+        triage=state.get("triage") or None,
+        validation=state.get("validation") or None,
     )
 
 

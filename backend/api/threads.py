@@ -35,7 +35,9 @@ async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
     for turn in await services.turns.list(thread_id):
         messages.append(MessageOut(role="user", content=turn.question))
         sources = [SourceOut.model_validate(s) for s in turn.sources]
-        messages.append(MessageOut(role="assistant", content=turn.answer, sources=sources))
+        messages.append(
+            MessageOut(role="assistant", content=turn.answer, sources=sources, intent=turn.intent, steps=turn.steps)
+        )
     return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages)
 
 

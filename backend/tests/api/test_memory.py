@@ -25,7 +25,7 @@ async def test_clarification_reuses_last_sources_with_the_same_ledger_ids(client
     first = await ask(client, "@employee-handbook how many days of annual leave?")
     thread_id = first[0][1]["thread_id"]
     again = await ask(client, "Are you sure?", thread_id)
-    assert status(again, "rewriter")["label"] == "Reusing the sources of the last answer"
+    assert status(again, "rewriter")["label"] == "Follow-up: reusing the last answer's sources"
     assert "retriever" in [d["node"] for n, d in again if n == "status"]
     first_ids = {s["id"]: s["snippet"] for s in sources(first)}
     second_ids = {s["id"]: s["snippet"] for s in sources(again)}
@@ -41,7 +41,7 @@ async def test_mention_scope_carries_into_follow_up_until_topic_changes(client):
     assert {s["document"] for s in sources(follow)} == {"employee-handbook.md"}
     switch = await ask(client, "What does the IT Security Policy require for passwords?", thread_id)
     assert status(switch, "retriever", "start")["label"] == "Searching documents…"
-    assert status(switch, "rewriter")["label"] == "Searching the documents for this question"
+    assert status(switch, "rewriter")["label"] == "New question: searching afresh"
 
 
 async def test_follow_up_keeps_earlier_ids_and_numbers_new_sources_after_them(client):
