@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     ollama_embed_base_url: str | None = Field(None, description="Ollama embedding host; falls back to the chat host.")
     ollama_chat_model: str = Field("qwen2.5:1.5b-instruct", description="Ollama chat model name.")
     ollama_embed_model: str = Field("all-minilm", description="Ollama embedding model name.")
+    tool_calling: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Let the model call memory and search tools; auto: on for Ollama, off for embedded and fake.",
+    )
     fake_tokens_per_second: float = Field(40.0, description="Streaming rate of the fake model; 0 streams at once.")
     temperature: float = Field(0.2, description="Sampling temperature for answers.")
     max_answer_tokens: int = Field(512, description="Longest answer the model may write.")
@@ -109,6 +113,11 @@ class Settings(BaseSettings):
     def ollama_embed_url(self) -> str:
         """Ollama host for embeddings: its own setting or the chat host."""
         return self.ollama_embed_base_url or self.ollama_base_url
+
+    @property
+    def uses_tools(self) -> bool:
+        """Whether the generator offers tools to the model (embedded models do not call them reliably)."""
+        return self.tool_calling == "on" or (self.tool_calling == "auto" and self.llm_backend == "ollama")
 
     @property
     def knowledge_path(self) -> Path:

@@ -1,6 +1,7 @@
 """generator: write the answer from the history window and the numbered sources, streaming tokens."""
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
@@ -8,6 +9,7 @@ from backend.graph.history import prompt_prefix
 from backend.graph.prompts import CONVERSATION_INDEX, CONVERSATION_SUMMARY, KNOWLEDGE_BASE, NO_DOCUMENTS, SOURCE_ENTRY
 from backend.graph.state import ChatState, Source
 from backend.memory.followup import PAST_CONVERSATION_RE
+from backend.memory.tools import MAX_TOOL_ROUNDS, ToolFindings, make_tools
 
 
 def format_sources(sources: list[Source]) -> str:
@@ -49,13 +51,37 @@ def final_message(state: ChatState, turns: int = 0) -> HumanMessage:
 
 
 async def generate(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
-    """Set answer; tokens reach the client through the model's stream events."""
+    """Set answer (and tool-found documents); tokens reach the client through the model's stream events."""
     triage = state.get("triage", {})
     if triage.get("skip_llm"):
         return {"answer": triage.get("early_response", "")}
-    turns = runtime.context.settings.history_turns if state.get("use_memory", True) else 0
+    deps = runtime.context
+    turns = deps.settings.history_turns if state.get("use_memory", True) else 0
     prompt = [*prompt_prefix(state, turns), final_message(state, turns)]
-    parts: list[str] = []
-    async for chunk in runtime.context.chat_model.astream(prompt):
-        parts.append(chunk.text)
-    return {"answer": "".join(parts).strip()}
+    if deps.settings.uses_tools and state.get("use_memory", True):
+        return await _generate_with_tools(state, deps, prompt)
+    return {"answer": await _stream_text(deps.chat_model, prompt)}
+
+
+async def _stream_text(model: Runnable, prompt: list[BaseMessage]) -> str:
+    parts = [chunk.text async for chunk in model.astream(prompt)]
+    return "".join(parts).strip()
+
+
+async def _generate_with_tools(state: ChatState, deps: GraphDeps, prompt: list[BaseMessage]) -> dict:
+    """At most MAX_TOOL_ROUNDS rounds of tool calls, then the answer; text of every round streams as it comes."""
+    findings = ToolFindings(sources=list(state.get("documents", [])))
+    tools = make_tools(state, deps.retriever, deps.settings.retrieval_top_k, findings)
+    by_name = {t.name: t for t in tools}
+    model, messages = deps.chat_model.bind_tools(tools), list(prompt)
+    for _ in range(MAX_TOOL_ROUNDS):
+        reply: AIMessageChunk | None = None
+        async for chunk in model.astream(messages):
+            reply = chunk if reply is None else reply + chunk
+        if reply is None or not reply.tool_calls:
+            return {"answer": reply.text.strip() if reply else "", "documents": findings.sources}
+        messages.append(reply)
+        for call in reply.tool_calls:
+            result = await by_name[call["name"]].ainvoke(call["args"]) if call["name"] in by_name else "unknown tool"
+            messages.append(ToolMessage(content=str(result), tool_call_id=call["id"]))
+    return {"answer": await _stream_text(deps.chat_model, messages), "documents": findings.sources}
