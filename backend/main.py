@@ -55,6 +55,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         knowledge = await asyncio.to_thread(
             KnowledgeBase, settings, collection, models.embedding_function, models.embedding_model
         )
+        await asyncio.to_thread(knowledge.warm_up)
         async with knowledge.running():
             deps = GraphDeps(chat_model=models.chat_model, retriever=knowledge.retriever, settings=settings)
             graph = build_graph(checkpointer)

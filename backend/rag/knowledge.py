@@ -49,6 +49,10 @@ class KnowledgeBase:
         self._queue: asyncio.Queue[tuple[DocumentRecord, Prepared]] = asyncio.Queue()
         log.info("reranker: %s", self.reranker.name)
 
+    def warm_up(self) -> None:
+        """Load the embedding model now, so the first question after a start does not pay for it."""
+        self.embed_query("warm up")
+
     @asynccontextmanager
     async def running(self) -> AsyncIterator["KnowledgeBase"]:
         """Run the background ingestion worker for the block's duration."""

@@ -1,0 +1,118 @@
+"""Harness for scripts/bench_stream.py: the real create_app plus a model-call recorder and document ingestion.
+
+Run by uvicorn in a child process (`--factory bench_app:create_bench_app --app-dir scripts`). The product code is
+untouched: the lifespan is wrapped to ingest BENCH_DOCS into the app's own collection and to attach a LangChain
+callback handler to the chat model that records every model call (node, messages, exact request payload, and
+time.monotonic() stamps, comparable across processes on Linux). GET /_bench/calls returns the records.
+"""
+
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from fastapi import FastAPI
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
+
+from backend.main import create_app
+from backend.rag.knowledge import ingest_paths
+
+
+class CallRecorder(BaseCallbackHandler):
+    """Records each chat-model call: start, first non-empty token, end, node, thread and messages."""
+
+    run_inline = True  # called on the event loop, no executor hop
+
+    def __init__(self) -> None:
+        self.calls: dict[UUID, dict[str, Any]] = {}
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        run_id: UUID,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Stamp the start and keep the messages exactly as the node built them."""
+        meta = metadata or {}
+        self.calls[run_id] = {
+            "t_start": time.monotonic(),
+            "t_first_token": None,
+            "t_end": None,
+            "node": meta.get("langgraph_node"),
+            "thread_id": meta.get("thread_id"),
+            "messages": list(messages[0]),
+            "error": None,
+        }
+
+    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """Stamp the first non-empty token."""
+        call = self.calls.get(run_id)
+        if call is not None and call["t_first_token"] is None and token:
+            call["t_first_token"] = time.monotonic()
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Stamp the end."""
+        if (call := self.calls.get(run_id)) is not None:
+            call["t_end"] = time.monotonic()
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Stamp the end and keep the error's name."""
+        if (call := self.calls.get(run_id)) is not None:
+            call["t_end"], call["error"] = time.monotonic(), type(error).__name__
+
+
+def _payload(model: Any, messages: list[BaseMessage]) -> dict | None:
+    """The exact JSON body an OpenAI-compatible model sends for these messages (None for other models)."""
+    if not hasattr(model, "_get_request_payload"):
+        return None
+    kwargs: dict[str, Any] = {"stream": True}
+    if model._should_stream_usage():
+        kwargs["stream_options"] = {"include_usage": True}
+    return model._get_request_payload(messages, **kwargs)
+
+
+async def ingest(services: Any, paths: list[Path]) -> dict:
+    """Ingest the files into the app's own knowledge base (the product's ingestion code)."""
+    return await ingest_paths(services.knowledge, paths)
+
+
+def create_bench_app() -> FastAPI:
+    """The product app with the bench lifespan wrapper and the /_bench/calls route."""
+    app = create_app()
+    inner = app.router.lifespan_context
+    recorder = CallRecorder()
+
+    @asynccontextmanager
+    async def lifespan(a: FastAPI) -> AsyncIterator[Any]:
+        async with inner(a) as state:
+            services = a.state.services
+            services.models.chat_model.callbacks = [recorder]
+            docs = [Path(p) for p in os.environ.get("BENCH_DOCS", "").split(os.pathsep) if p]
+            a.state.bench_ingested = await ingest(services, docs)
+            yield state
+
+    app.router.lifespan_context = lifespan
+
+    @app.get("/_bench/calls", include_in_schema=False)
+    async def calls(clear: bool = False) -> dict:
+        model = app.state.services.models.chat_model
+        out = [
+            {
+                **{k: v for k, v in c.items() if k != "messages"},
+                "messages": [{"type": m.type, "content": m.text} for m in c["messages"]],
+                "payload": _payload(model, c["messages"]),
+            }
+            for c in sorted(recorder.calls.values(), key=lambda c: c["t_start"])
+        ]
+        if clear:
+            recorder.calls.clear()
+        return {"ingested": app.state.bench_ingested, "calls": out}
+
+    return app
