@@ -69,6 +69,9 @@ class Settings(BaseSettings):
         1.0,
         description="Router probe: a question farther than this from every chunk is chat; between, the model decides.",
     )
+    multi_query: int = Field(
+        0, ge=0, le=4, description="Extra phrasings of the query written by the model and searched too (0: off)."
+    )
     search_candidates: int = Field(
         20, ge=1, description="Hits taken from each of BM25 and vector search before fusion."
     )

@@ -48,3 +48,7 @@ Current summary:
 
 New exchanges:
 {exchanges}"""
+
+QUERY_VARIANTS = """Write {n} different short search queries that would find passages answering the question below. One per line, no numbering, nothing else.
+
+Question: {question}"""

@@ -35,6 +35,10 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
     last = messages[-1].text if messages else ""
     if "Follow-up question:" in last:
         return last.split("Follow-up question:", 1)[1].strip()
+    if "different short search queries" in last:
+        question = last.rsplit("Question:", 1)[-1].strip()
+        n = int(re.search(r"Write (\d+)", last).group(1))  # type: ignore[union-attr]
+        return "\n".join(f"{question} (phrasing {i})" for i in range(1, n + 1))
     if "Reply with exactly one word: documents or chat" in last:
         return "documents"
     if "Update the running summary of this conversation" in last:

@@ -10,8 +10,10 @@ SNIPPET_CHARS = 240
 class Retriever(Protocol):
     """What the graph needs from the knowledge base."""
 
-    async def search(self, query: str, k: int, documents: list[str] | None = None) -> list[Source]:
-        """The k chunks nearest the query, optionally only from the named documents."""
+    async def search(
+        self, query: str, k: int, documents: list[str] | None = None, variants: list[str] | None = None
+    ) -> list[Source]:
+        """The k best passages for the query (fused with its variants), optionally only from named documents."""
         ...
 
     async def nearest_distance(self, query: str) -> float | None:

@@ -80,9 +80,11 @@ class HybridRetriever:
         self.index, self._collection, self._embed_query = index, collection, embed_query
         self.reranker, self.config = reranker, config
 
-    async def search(self, query: str, k: int, documents: list[str] | None = None) -> list[Source]:
-        """Retriever protocol: the k best passages for the query, optionally within named documents."""
-        return (await asyncio.to_thread(self.run, query, k, documents)).sources
+    async def search(
+        self, query: str, k: int, documents: list[str] | None = None, variants: list[str] | None = None
+    ) -> list[Source]:
+        """Retriever protocol: the k best passages for the query (and its variants), optionally within documents."""
+        return (await asyncio.to_thread(self.run, query, k, documents, None, variants)).sources
 
     async def nearest_distance(self, query: str) -> float | None:
         """Cosine distance of the closest chunk of any active document; None when nothing is indexed."""
@@ -92,7 +94,14 @@ class HybridRetriever:
         """Names of searchable documents."""
         return [d.name for d in await asyncio.to_thread(self.index.documents) if d.version > 0]
 
-    def run(self, query: str, k: int, documents: list[str] | None = None, budget: int | None = None) -> SearchResult:
+    def run(
+        self,
+        query: str,
+        k: int,
+        documents: list[str] | None = None,
+        budget: int | None = None,
+        variants: list[str] | None = None,
+    ) -> SearchResult:
         """The whole pipeline, synchronously, with per-stage timings; `budget` overrides the token budget."""
         timings: dict[str, float] = {}
         clock = time.perf_counter()
@@ -108,7 +117,8 @@ class HybridRetriever:
         scope = [names[n.lower()] for n in documents or [] if n.lower() in names] or None
         if documents and not scope:
             return SearchResult([], timings)
-        plan = [(query, scope)] + ([(query, [d]) for d in scope] if scope and len(scope) > 1 else [])
+        plan = [(q, scope) for q in dict.fromkeys([query, *(variants or [])])]
+        plan += [(query, [d]) for d in scope] if scope and len(scope) > 1 else []
         lists: list[list[Key]] = []
         relevant = bool(scope)  # an explicitly targeted search is always answered from its documents
         for q, ids in plan:

@@ -25,9 +25,13 @@ class FakeRetriever:
     names: list[str] = field(default_factory=list)
     searches: list[tuple[str, int, list[str] | None]] = field(default_factory=list)
     probes: int = 0
+    variants: list[list[str]] = field(default_factory=list)
 
-    async def search(self, query: str, k: int, documents: list[str] | None = None) -> list[Source]:
+    async def search(
+        self, query: str, k: int, documents: list[str] | None = None, variants: list[str] | None = None
+    ) -> list[Source]:
         self.searches.append((query, k, documents))
+        self.variants.append(variants or [])
         return [h for h in self.hits if documents is None or h["document"] in documents][:k]
 
     async def nearest_distance(self, query: str) -> float | None:

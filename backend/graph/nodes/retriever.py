@@ -1,8 +1,10 @@
 """retriever: build the turn's context: fresh passages, the previous turn's sources, older cited ones."""
 
+from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
+from backend.graph.prompts import QUERY_VARIANTS
 from backend.graph.state import ChatState, Source
 from backend.memory.ledger import as_sources, assign_ids
 from backend.rag.chunking import estimate_tokens
@@ -21,16 +23,25 @@ def carried_sources(state: ChatState, budget: int) -> list[Source]:
     return chosen
 
 
+async def variants(query: str, deps: GraphDeps) -> list[str]:
+    """Other phrasings of the query from one model call, when multi-query expansion is on (off by default)."""
+    n = deps.settings.multi_query
+    if n <= 0:
+        return []
+    reply = await deps.chat_model.ainvoke([HumanMessage(content=QUERY_VARIANTS.format(n=n, question=query))])
+    lines = [ln.strip(" -*\t\"'") for ln in reply.text.splitlines()]
+    return [ln for ln in lines if ln and ln.lower() != query.lower() and len(ln) < 300][:n]
+
+
 async def retrieve(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set documents (numbered by the thread's ledger) and fresh_ids, following the context decision."""
     deps = runtime.context
     decision = state.get("context_decision", {}).get("decision", "fresh")
     scope = state.get("targeted_documents") or None
-    fresh = (
-        []
-        if decision == "reuse"
-        else await deps.retriever.search(state["rewritten_query"], deps.settings.retrieval_top_k, scope)
-    )
+    fresh: list[Source] = []
+    if decision != "reuse":
+        query = state["rewritten_query"]
+        fresh = await deps.retriever.search(query, deps.settings.retrieval_top_k, scope, await variants(query, deps))
     if not state.get("use_memory", True):
         return {"documents": fresh, "fresh_ids": [s["id"] for s in fresh]}
     carried = carried_sources(state, deps.settings.memory_context_budget) if decision != "fresh" else []

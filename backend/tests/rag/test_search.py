@@ -67,3 +67,11 @@ def test_query_embeddings_are_cached_across_searches(kb):
     kb.retriever.run("Fresnel lens flash", 2)
     kb.retriever.run("  fresnel LENS flash ", 2)
     assert kb.embed_query.misses == misses + 1 and kb.embed_query.hits >= 1
+
+
+def test_variants_are_fused_with_the_main_query(kb):
+    kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, max_distance=2.0)
+    plain = kb.retriever.run("puffins", 8).sources
+    widened = kb.retriever.run("puffins", 8, variants=["radio beacon fog"]).sources
+    assert "Radio" not in " ".join(s["text"] for s in plain[:1])
+    assert any("radio beacon" in s["text"] for s in widened)

@@ -20,3 +20,20 @@ async def test_retrieve_when_targeted_then_only_those_documents():
     )
     assert retriever.searches[0][2] == ["Policy.pdf"]
     assert {d["document"] for d in out["documents"]} == {"Policy.pdf"}
+
+
+async def test_retrieve_with_multi_query_searches_model_written_variants_too():
+    retriever = FakeRetriever(hits=HITS)
+    await retrieve(
+        {"rewritten_query": "notice period", "targeted_documents": []}, runtime(retriever=retriever, multi_query=2)
+    )
+    assert retriever.variants == [["notice period (phrasing 1)", "notice period (phrasing 2)"]]
+
+
+async def test_retrieve_without_multi_query_makes_no_model_call():
+    from backend.llm.fake import ScriptedChatModel
+
+    model = ScriptedChatModel()
+    retriever = FakeRetriever(hits=HITS)
+    await retrieve({"rewritten_query": "notice", "targeted_documents": []}, runtime(model, retriever=retriever))
+    assert model.calls == [] and retriever.variants == [[]]
