@@ -14,6 +14,8 @@ from backend.api import chat, documents, errors, health, search, threads
 from backend.api.deps import Services
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
+from backend.guardrails.faq import load_faq
+from backend.guardrails.policy import GuardrailPolicy
 from backend.llm.factory import open_models
 from backend.memory.summary import SummaryScheduler
 from backend.memory.threads import ThreadStore
@@ -57,7 +59,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         )
         await asyncio.to_thread(knowledge.warm_up)
         async with knowledge.running():
-            deps = GraphDeps(chat_model=models.chat_model, retriever=knowledge.retriever, settings=settings)
+            deps = GraphDeps(
+                chat_model=models.chat_model,
+                retriever=knowledge.retriever,
+                settings=settings,
+                policy=GuardrailPolicy.parse(settings.guardrail_policy),
+                faq=load_faq(settings.faq_path) if settings.faq_path and settings.faq_path.exists() else [],
+                embed=models.embedding_function,
+            )
             graph = build_graph(checkpointer)
             summaries = SummaryScheduler(graph, deps)
             app.state.services = Services(graph, deps, threads, turns, checkpointer, models, knowledge, summaries)

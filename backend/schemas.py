@@ -155,6 +155,7 @@ class SourcesEvent(BaseModel):
 
 class DoneEvent(BaseModel):
     thread_id: str
+    question: str = ""  # as stored: with PII redacted when the input policy redacts it
     answer: str
     intent: str
     rewritten_query: str

@@ -93,6 +93,19 @@ class Settings(BaseSettings):
         "ragline", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$", description="Chroma collection name."
     )
 
+    # guardrails and triage
+    guardrail_policy: str = Field(
+        "", description="Per category block|redact|allow, e.g. injection=block,toxicity=block,pii=redact,email=allow."
+    )
+    faq_path: Path | None = Field(Path("data/faq.yaml"), description="Curated FAQ answered without the model.")
+    scope_text: str = Field(
+        "questions about the team's documents (policies, manuals, guides)",
+        description="What Ragline covers, said to off-topic questions.",
+    )
+    off_topic: Literal["chat", "decline"] = Field(
+        "chat", description="Questions far from every document: answer conversationally, or decline politely."
+    )
+
     # HTTP
     max_message_chars: int = Field(16000, description="Longest chat message accepted.")
     heartbeat_seconds: float = Field(15.0, description="Seconds between SSE keep-alive pings.")

@@ -10,6 +10,9 @@ from pydantic import BaseModel
 
 from backend.graph.deps import GraphDeps
 from backend.graph.state import ChatState, Mode, turn_input
+from backend.guardrails.pii import known_pii
+from backend.guardrails.policy import check_input
+from backend.guardrails.stream import StreamRedactor
 from backend.schemas import (
     DoneEvent,
     ErrorEvent,
@@ -24,10 +27,17 @@ from backend.schemas import (
 log = logging.getLogger(__name__)
 
 NODE_LABELS = {
+    "guardrail_input": "Checking the message",
+    "triage_relevance": "Checking the topic",
+    "triage_faq": "Looking in the FAQ",
+    "triage_intent": "Recognising small talk",
     "router": "Understanding question",
     "rewriter": "Checking the conversation",
     "retriever": "Searching documents",
     "generator": "Writing answer",
+    "validate_sources": "Checking the answer against the sources",
+    "validate_tone": "Checking the tone",
+    "guardrail_output": "Checking the answer",
     "memory": "Saving conversation",
 }
 ANSWER_NODE = "generator"
@@ -90,14 +100,54 @@ def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
 
 def replace_reason(state: ChatState) -> str:
     """Why the final answer differs from the streamed tokens."""
-    removed = state.get("validation", {}).get("citations", {}).get("removed")
-    if removed:
-        return f"removed citations to sources that do not exist: {', '.join(removed)}"
-    return "the answer was revised after streaming"
+    validation = state.get("validation", {})
+    reasons = []
+    if removed := validation.get("citations", {}).get("removed"):
+        reasons.append(f"removed citations to sources that do not exist: {', '.join(removed)}")
+    if validation.get("tone", {}).get("adjustments"):
+        reasons.append("tone: " + ", ".join(validation["tone"]["adjustments"]))
+    if issues := validation.get("output_guardrail", {}).get("issues"):
+        reasons.append("output guardrail: " + ", ".join(issues))
+    return "; ".join(reasons) or "the answer was revised after streaming"
 
 
 def _source_out(sources: list) -> list[SourceOut]:
     return [SourceOut.model_validate({k: v for k, v in s.items() if k != "text"}) for s in sources]
+
+
+class TokenGate:
+    """Generator tokens pass through a PII redactor, so personal data split across tokens never goes out raw."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self._redactor: StreamRedactor | None = None
+
+    def start(self, state: dict[str, Any]) -> None:
+        """A generator run starts: PII already in the question or the sources may be repeated."""
+        sources = "\n".join(d.get("text", "") for d in state.get("documents") or [])
+        self._redactor = StreamRedactor(allowed=known_pii(state.get("question", ""), sources))
+
+    def feed(self, text: str) -> TokenEvent | None:
+        """The part of the token that is safe to send now."""
+        safe = self._redactor.feed(text) if self._redactor else text
+        return self._sent(safe)
+
+    def flush(self) -> TokenEvent | None:
+        """Whatever the redactor still holds, at the end of the generator."""
+        safe, self._redactor = (self._redactor.flush() if self._redactor else ""), None
+        return self._sent(safe)
+
+    def _sent(self, text: str) -> TokenEvent | None:
+        if not text:
+            return None
+        self.sent.append(text)
+        return TokenEvent(text=text)
+
+
+def guarded_input(question: str, deps: GraphDeps) -> tuple[str, list[str]]:
+    """The question as the graph may store it (PII the policy redacts is already replaced) and what was redacted."""
+    verdict = check_input(question, deps.policy)
+    return verdict.text, sorted({m.type for m in verdict.matches})
 
 
 async def turn_events(
@@ -109,48 +159,76 @@ async def turn_events(
     run_id: str,
     use_memory: bool = True,
 ) -> AsyncIterator[BaseModel]:
-    """Run one turn, yielding metadata, status, token, sources and done (or error) payloads in order."""
+    """Run one turn, yielding metadata, status, token, replace, sources and done (or error) payloads in order."""
     yield MetadataEvent(thread_id=thread_id, run_id=run_id)
     config = {"configurable": {"thread_id": thread_id}, "run_id": run_id}
-    streamed: list[str] = []
+    stored_question, redactions = guarded_input(question, deps)
+    gate = TokenGate()
     try:
         async for ev in graph.astream_events(
-            turn_input(question, mode, use_memory), config, context=deps, version="v2", durability="sync"
+            turn_input(stored_question, mode, use_memory, redactions),
+            config,
+            context=deps,
+            version="v2",
+            durability="sync",
         ):
-            payload = _map_event(ev)
-            if payload is not None:
-                if isinstance(payload, TokenEvent):
-                    streamed.append(payload.text)
+            for payload in _payloads(ev, gate):
                 yield payload
         state: ChatState = (await graph.aget_state(config)).values  # type: ignore[assignment]
     except Exception as exc:  # the stream reports it; nothing half-written was committed to history
         log.exception("turn failed on thread %s", thread_id)
         yield describe_error(exc, deps)
         return
-    if not streamed and state.get("answer"):  # decided without the model (e.g. an unknown @mention)
-        yield TokenEvent(text=state["answer"])
-    elif streamed and state.get("answer", "") != "".join(streamed).strip():
-        yield ReplaceEvent(text=state.get("answer", ""), reason=replace_reason(state))
-    if state.get("sources"):
-        yield SourcesEvent(sources=_source_out(state["sources"]))
-    yield DoneEvent(
-        thread_id=thread_id,
-        answer=state.get("answer", ""),
-        intent=state.get("intent", "chat"),
-        rewritten_query=state.get("rewritten_query", question),
-        route_reason=state.get("route_reason", ""),
-        triage=state.get("triage") or None,
-        validation=state.get("validation") or None,
-    )
+    for payload in final_events(state, "".join(gate.sent), thread_id):
+        yield payload
 
 
-def _map_event(ev: dict[str, Any]) -> BaseModel | None:
-    kind, name = ev["event"], ev.get("name", "")
+def _payloads(ev: dict[str, Any], gate: TokenGate) -> list[BaseModel]:
+    """SSE payloads for one graph event; generator tokens go through the PII gate."""
     node = ev.get("metadata", {}).get("langgraph_node")
-    if kind == "on_chat_model_stream" and node == ANSWER_NODE:
-        text = ev["data"]["chunk"].text
-        return TokenEvent(text=text) if text else None  # Ollama ends its stream with empty chunks
-    if name not in NODE_LABELS or node != name:
+    if ev["event"] == "on_chat_model_stream":
+        text = ev["data"]["chunk"].text if node == ANSWER_NODE else ""
+        token = gate.feed(text) if text else None  # Ollama ends its stream with empty chunks
+        return [token] if token else []
+    status = _map_event(ev)
+    if status is None:
+        return []
+    if ev.get("name") == ANSWER_NODE and ev["event"] == "on_chain_start":
+        gate.start(ev["data"].get("input") or {})
+    if ev.get("name") == ANSWER_NODE and ev["event"] == "on_chain_end":
+        rest = gate.flush()
+        return [rest, status] if rest else [status]
+    return [status]
+
+
+def final_events(state: ChatState, sent: str, thread_id: str) -> list[BaseModel]:
+    """What follows the graph: the answer (if nothing streamed) or a replacement, sources, then done."""
+    answer = state.get("answer", "")
+    out: list[BaseModel] = []
+    if not sent and answer:  # decided without the model (FAQ, small talk, a block, an unknown @mention)
+        out.append(TokenEvent(text=answer))
+    elif sent and answer != sent.strip():
+        out.append(ReplaceEvent(text=answer, reason=replace_reason(state)))
+    if state.get("sources"):
+        out.append(SourcesEvent(sources=_source_out(state["sources"])))
+    out.append(
+        DoneEvent(
+            thread_id=thread_id,
+            question=state.get("question", ""),
+            answer=answer,
+            intent=state.get("intent", "chat"),
+            rewritten_query=state.get("rewritten_query", state.get("question", "")),
+            route_reason=state.get("route_reason", ""),
+            triage=state.get("triage") or None,
+            validation=state.get("validation") or None,
+        )
+    )
+    return out
+
+
+def _map_event(ev: dict[str, Any]) -> StatusEvent | None:
+    kind, name = ev["event"], ev.get("name", "")
+    if name not in NODE_LABELS or ev.get("metadata", {}).get("langgraph_node") != name:
         return None
     if kind == "on_chain_start":
         return StatusEvent(node=name, phase="start", label=start_label(name, ev["data"].get("input") or {}))

@@ -54,11 +54,12 @@ async def _turn(body: ChatRequest, services: Services) -> AsyncIterator:
 async def _record(
     services: Services, body: ChatRequest, done: DoneEvent, sources: list[dict], steps: list[str], seconds: float
 ) -> None:
-    await services.threads.touch(done.thread_id, body.message)
+    question = done.question or body.message  # redacted when the policy redacts PII
+    await services.threads.touch(done.thread_id, question)
     await services.turns.record(
         Turn(
             thread_id=done.thread_id,
-            question=body.message,
+            question=question,
             answer=done.answer,
             rewritten_query=done.rewritten_query,
             intent=done.intent,

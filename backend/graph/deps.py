@@ -1,17 +1,23 @@
 """GraphDeps: the collaborators every node receives through the LangGraph runtime context."""
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from backend.guardrails.faq import FaqEntry
+from backend.guardrails.policy import GuardrailPolicy
 from backend.rag.retriever import Retriever
 from backend.settings import Settings
 
 
 @dataclass
 class GraphDeps:
-    """Chat model, retriever and settings for one graph run."""
+    """Chat model, retriever, settings, and what the guardrail and triage nodes need."""
 
     chat_model: BaseChatModel
     retriever: Retriever
     settings: Settings
+    policy: GuardrailPolicy = field(default_factory=GuardrailPolicy)
+    faq: list[FaqEntry] = field(default_factory=list)
+    embed: Callable[[list[str]], list] | None = None

@@ -39,7 +39,8 @@ class ChatState(TypedDict, total=False):
     last_intent: str
     last_query: str
     # the current turn
-    question: str
+    question: str  # already redacted when the input policy redacts
+    input_redactions: list[str]  # PII types redacted from the question before the graph saw it
     mode: Mode
     use_memory: bool
     rewritten_query: str
@@ -58,10 +59,11 @@ class ChatState(TypedDict, total=False):
     answer: str
 
 
-def turn_input(question: str, mode: Mode, use_memory: bool = True) -> ChatState:
+def turn_input(question: str, mode: Mode, use_memory: bool = True, redactions: list[str] | None = None) -> ChatState:
     """Input for a new turn: the question, with every per-turn key reset."""
     return {
         "question": question,
+        "input_redactions": redactions or [],
         "mode": mode,
         "use_memory": use_memory,
         "rewritten_query": question,
@@ -75,7 +77,7 @@ def turn_input(question: str, mode: Mode, use_memory: bool = True) -> ChatState:
         "documents": [],
         "fresh_ids": [],
         "sources": [],
-        "triage": {},
+        "triage": {"route": "", "skip_llm": False, "early_response": "", "triage_log": []},
         "validation": {},
         "answer": "",
     }

@@ -51,7 +51,10 @@ class KnowledgeBase:
 
     def warm_up(self) -> None:
         """Load the embedding model now, so the first question after a start does not pay for it."""
-        self.embed_query("warm up")
+        try:
+            self.embed_query("warm up")
+        except Exception as exc:  # an embedding server that is down must not stop the API from starting
+            log.warning("embedding model not reachable at start (%s); questions will report it", exc)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator["KnowledgeBase"]:

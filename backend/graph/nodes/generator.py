@@ -52,9 +52,6 @@ def final_message(state: ChatState, turns: int = 0) -> HumanMessage:
 
 async def generate(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set answer (and tool-found documents); tokens reach the client through the model's stream events."""
-    triage = state.get("triage", {})
-    if triage.get("skip_llm"):
-        return {"answer": triage.get("early_response", "")}
     deps = runtime.context
     turns = deps.settings.history_turns if state.get("use_memory", True) else 0
     prompt = [*prompt_prefix(state, turns), final_message(state, turns)]

@@ -10,6 +10,7 @@ from backend.graph.deps import GraphDeps
 from backend.graph.history import recent_exchanges
 from backend.graph.prompts import INTENT
 from backend.graph.state import ChatState
+from backend.graph.triage import decided, short_circuit
 from backend.memory.followup import PAST_CONVERSATION_RE, FollowUp, detect
 from backend.rag.mentions import resolve
 
@@ -47,7 +48,7 @@ async def route(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
 async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: FollowUp) -> dict:
     question, mode = state["question"], state.get("mode", "auto")
     if mentioned := mentions(question):
-        return await _targeted(mentioned, runtime)
+        return await _targeted(state, mentioned, runtime)
     scope = state.get("scope") or []
     if followup.is_followup and scope and mode != "chat" and state.get("use_memory", True):
         reason = f"follow-up; keeping the scope {', '.join(scope)}"
@@ -65,7 +66,7 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
     return await _probe(question, runtime)
 
 
-async def _targeted(mentioned: list[str], runtime: Runtime[GraphDeps]) -> dict:
+async def _targeted(state: ChatState, mentioned: list[str], runtime: Runtime[GraphDeps]) -> dict:
     resolution = resolve(mentioned, await runtime.context.retriever.document_names())
     notes = resolution.notes()
     if not resolution.documents:
@@ -73,7 +74,7 @@ async def _targeted(mentioned: list[str], runtime: Runtime[GraphDeps]) -> dict:
         return {
             **_decide("rag", notes[0]),
             "mention_notes": notes,
-            "triage": {"route": "mention", "skip_llm": True, "early_response": reply},
+            **short_circuit(state, "router", "mention", reply, "UNKNOWN_MENTION"),
         }
     reason = f"mentions {', '.join(resolution.documents)}"
     return {**_decide("rag", reason, resolution.documents), "mention_notes": notes, "scope_source": "mention"}
@@ -97,8 +98,8 @@ def _decide(intent: str, reason: str, targeted: list[str] | None = None) -> dict
     return {"intent": intent, "route_reason": reason, "targeted_documents": targeted or []}
 
 
-def next_after_router(state: ChatState) -> Literal["rewriter", "generator"]:
-    """Routing function: documents path, or straight to the generator (chat, or an answer already decided)."""
-    if state.get("triage", {}).get("skip_llm"):
-        return "generator"
+def next_after_router(state: ChatState) -> Literal["rewriter", "generator", "guardrail_output"]:
+    """Routing function: documents path, chat, or (answer already decided) straight to the output guardrail."""
+    if decided(state):
+        return "guardrail_output"
     return "rewriter" if state["intent"] == "rag" else "generator"

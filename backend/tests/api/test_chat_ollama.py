@@ -16,6 +16,8 @@ from backend.tests.ollama_double import OllamaDouble, Reply, serve_ollama, unrea
 from backend.tests.sse import parse_sse
 
 ANSWER = "The answer is forty-two, as the guide says."
+CHECKS_IN = ("guardrail_input", "triage_relevance", "triage_faq", "triage_intent")
+CHECKS_OUT = ("validate_sources", "validate_tone", "guardrail_output", "memory")
 RUNNER_DIED = "llama runner process has terminated: signal: killed"
 REFUNDS = "# Refunds\n\nAnnual plans can be refunded within 30 days of purchase. Monthly plans are not refundable."
 
@@ -68,9 +70,10 @@ async def test_stream_chat_turn_relays_ollama_pieces_as_tokens_between_metadata_
 
     assert names(events)[0] == "metadata" and names(events)[-1] == "done"
     statuses = [(d["node"], d["phase"]) for n, d in events if n == "status"]
-    assert statuses == [(node, phase) for node in ("router", "generator", "memory") for phase in ("start", "end")]
+    chat_path = CHECKS_IN + ("router", "generator") + CHECKS_OUT
+    assert statuses == [(node, phase) for node in chat_path for phase in ("start", "end")]
     tokens = [d["text"] for n, d in events if n == "token"]
-    assert len(tokens) == len(ANSWER.split()) and all(tokens)
+    assert len(tokens) > 1 and all(tokens)  # streamed word by word (the PII gate releases whole words)
     assert "".join(tokens) == ANSWER
     order = [(n, d.get("node"), d.get("phase")) for n, d in events]
     first, last = order.index(("token", None, None)), len(order) - 1 - order[::-1].index(("token", None, None))
@@ -111,7 +114,8 @@ async def test_stream_when_ollama_errors_mid_stream_then_model_error_and_thread_
 
     assert names(events)[0] == "metadata" and names(events)[-1] == "error"
     assert "done" not in names(events)
-    assert [d["text"] for n, d in events if n == "token"] == ["The", " answer", " is"]
+    streamed = "".join(d["text"] for n, d in events if n == "token")
+    assert streamed and ANSWER.startswith(streamed) and len(streamed) <= len("The answer is")
     error = events[-1][1]
     assert error["code"] == "model_error"
     assert RUNNER_DIED in error["message"]
@@ -121,7 +125,7 @@ async def test_stream_when_ollama_errors_mid_stream_then_model_error_and_thread_
 
 async def test_stream_when_chat_model_not_pulled_then_model_error_names_the_model(ollama, tmp_path):
     async with ollama_app(tmp_path, ollama.base_url, ollama_chat_model="llama9:70b") as (_, client):
-        events = await stream_turn(client, "hi", "chat")
+        events = await stream_turn(client, "What is the answer?", "chat")
 
     assert names(events)[-1] == "error" and "done" not in names(events)
     assert events[-1][1]["code"] == "model_error"

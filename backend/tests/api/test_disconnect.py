@@ -30,10 +30,12 @@ def test_stream_when_client_disconnects_then_model_cancelled_and_turn_not_persis
     with serve_in_thread(app) as url:
         slow = CancellationRecordingFake(tokens_per_second=10)
         app.state.services.deps.chat_model = slow
-        reply_words = len(slow.invoke([HumanMessage("hello")]).text.split())
+        reply_words = len(slow.invoke([HumanMessage("Write a poem about the sea")]).text.split())
         thread_id = "disconnect-test"
         with httpx.Client(base_url=url, timeout=30) as client:
-            with client.stream("POST", "/api/chat/stream", json={"message": "hello", "thread_id": thread_id}) as r:
+            with client.stream(
+                "POST", "/api/chat/stream", json={"message": "Write a poem about the sea", "thread_id": thread_id}
+            ) as r:
                 for line in r.iter_lines():
                     if line.startswith("event: token"):
                         break
@@ -45,7 +47,9 @@ def test_stream_when_client_disconnects_then_model_cancelled_and_turn_not_persis
             assert client.get(f"/api/threads/{thread_id}").status_code == 404
             assert client.get("/api/threads").json() == []
             # the thread still works afterwards, with no half-finished turn in its history
-            done = client.post("/api/chat", json={"message": "thanks", "thread_id": thread_id, "mode": "chat"})
+            done = client.post(
+                "/api/chat", json={"message": "thanks", "thread_id": thread_id, "mode": "chat"}
+            )  # small talk
             assert done.status_code == 200
             messages = client.get(f"/api/threads/{thread_id}").json()["messages"]
             assert [m["content"] for m in messages if m["role"] == "user"] == ["thanks"]

@@ -23,7 +23,8 @@ async def test_route_when_mention_unknown_then_answer_decided_without_llm():
     assert out["targeted_documents"] == []
     assert out["mention_notes"] == ['No document matches "@../../etc/passwd"']
     assert out["triage"]["skip_llm"] is True and "No document matches" in out["triage"]["early_response"]
-    assert next_after_router({**out}) == "generator"
+    assert out["answer"] == out["triage"]["early_response"]
+    assert next_after_router({**out}) == "guardrail_output"
     assert model.calls == []
 
 

@@ -1,0 +1,28 @@
+"""guardrail_output: the last check before anything is stored or shown as final.
+
+Contract: reads `answer`, `question`, `documents`; writes `validation.output_guardrail`
+{safe, issues, original_text} and, when needed, `answer`: a leaked system prompt is replaced by a fixed reply,
+PII not present in the question or sources is redacted, URLs not present in them are removed. Runs on every
+path, short-circuited ones included.
+"""
+
+from langgraph.runtime import Runtime
+
+from backend.graph.deps import GraphDeps
+from backend.graph.prompts import SYSTEM_PROMPT
+from backend.graph.state import ChatState
+from backend.guardrails.output import check_output
+
+
+async def guardrail_output(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
+    """Make the final answer safe to show and store."""
+    answer = state.get("answer", "")
+    sources_text = "\n".join(d["text"] for d in state.get("documents", []))
+    verdict = check_output(answer, sources_text, state["question"], SYSTEM_PROMPT)
+    report = {"safe": verdict.safe, "issues": verdict.issues, "original_text": "" if verdict.safe else answer}
+    out: dict = {"validation": {**state.get("validation", {}), "output_guardrail": report}}
+    if verdict.text != answer:
+        out["answer"] = verdict.text
+    triage = dict(state.get("triage") or {})
+    triage["triage_log"] = [*triage.get("triage_log", []), f"guardrail_output: {'PASS' if verdict.safe else 'FIXED'}"]
+    return {**out, "triage": triage}

@@ -1,0 +1,32 @@
+"""triage_faq: a confident match in the curated FAQ (RAG_FAQ_PATH) is answered at once, without the model.
+
+Contract: reads `question`, `mode`, `triage`; on a match writes `answer` and `triage` {route "faq", skip_llm,
+early_response, faq: {id, matched, score, sources}}.
+"""
+
+from langgraph.runtime import Runtime
+
+from backend.graph.deps import GraphDeps
+from backend.graph.state import ChatState
+from backend.graph.triage import decided, log, short_circuit
+from backend.guardrails.faq import match_faq
+
+
+async def triage_faq(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
+    """Answer from the FAQ in auto mode when the question is one of its questions (not when aimed with @)."""
+    if decided(state):
+        return {}
+    faq = runtime.context.faq
+    if not faq or state.get("mode", "auto") != "auto" or "@" in state["question"]:
+        return log(state, "triage_faq: PASS")
+    match = match_faq(state["question"], faq)
+    if match is None:
+        return log(state, "triage_faq: PASS")
+    out = short_circuit(state, "triage_faq", "faq", match.entry.answer, f"ANSWERED ({match.entry.id})")
+    out["triage"]["faq"] = {
+        "id": match.entry.id,
+        "matched": match.question,
+        "score": round(match.score, 3),
+        "sources": list(match.entry.sources),
+    }
+    return out

@@ -1,0 +1,21 @@
+"""triage_intent: greetings, thanks and small talk get a short canned reply without the model.
+
+Contract: reads `question`, `triage`; on small talk writes `answer` and `triage` {route "<intent>", skip_llm}.
+"""
+
+from langgraph.runtime import Runtime
+
+from backend.graph.deps import GraphDeps
+from backend.graph.state import ChatState
+from backend.graph.triage import decided, log, short_circuit
+from backend.guardrails.intent import classify_intent
+
+
+async def triage_intent(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
+    """Small talk answered at once; anything else goes on to the router."""
+    if decided(state):
+        return {}
+    match = classify_intent(state["question"])
+    if match is None:
+        return log(state, "triage_intent: PASS")
+    return short_circuit(state, "triage_intent", match.intent, match.reply, f"ANSWERED ({match.intent})")

@@ -1,0 +1,147 @@
+"""Prompt-injection and jailbreak detection by weighted patterns, for user messages and document chunks.
+
+Each rule that fires adds a weight w; the score is the noisy-OR 1 - prod(1 - w) and a text is flagged
+at INJECTION_THRESHOLD. Rules that need two cues (for example an insertion verb *and* "your response")
+are evaluated per sentence. ``source="document"`` is for retrieved or ingested text: there, any request
+addressed to an assistant (a translation order, an off-topic task) is hostile, while the same words typed by
+the user are an ordinary request.
+"""
+
+import base64
+import binascii
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from backend.guardrails.injection_patterns import (
+    DIRECTIVE,
+    LANGUAGE_SWITCH,
+    ROLE_LABEL,
+    SENTENCE_RULES,
+    TASK_REQUEST,
+    TEXT_RULES,
+    Kind,
+    rx,
+)
+from backend.guardrails.text import content_words
+
+INJECTION_THRESHOLD = 0.5
+Source = Literal["user", "document"]
+
+
+@dataclass(frozen=True)
+class InjectionResult:
+    """Score in 0..1, flagged when score >= INJECTION_THRESHOLD, names of the rules that fired."""
+
+    score: float
+    flagged: bool
+    reasons: list[str] = field(default_factory=list)
+    kind: Kind | None = None  # the kind of the strongest rule, for per-category policies
+
+
+_TEXT_RULES = tuple((name, kind, weight, rx(pattern)) for name, kind, weight, pattern in TEXT_RULES)
+_SENTENCE_RULES = tuple((name, weight, tuple(rx(p) for p in cues)) for name, weight, cues in SENTENCE_RULES)
+_LANGUAGE_SWITCH = tuple(tuple(rx(p) for p in cues) for cues in LANGUAGE_SWITCH)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[A-Z0-9*#>|\-\u2022])")  # hard-wrapped lines stay joined
+_BLOB = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+
+
+@dataclass(frozen=True)
+class _Hit:
+    weight: float
+    kind: Kind
+    names: tuple[str, ...]
+
+
+def score_injection(text: str, source: Source = "user") -> InjectionResult:
+    """Score a user message (source="user") or a document chunk (source="document") for injection."""
+    normal = _normalise(text)
+    hits: dict[str, _Hit] = {}
+    for name, weight, kind in _text_hits(normal):
+        _keep(hits, name, _Hit(weight, kind, (name,)))
+    sentences = [s for s in _SENTENCE_SPLIT.split(normal) if s.strip()]
+    for sentence in sentences:
+        _keep(hits, "sentence", _sentence_hit(sentence, source))
+    if source == "document" and _offtopic_task(sentences):
+        _keep(hits, "task", _Hit(0.55, "injection", ("offtopic_task_in_document",)))
+    for decoded in _decoded_blobs(text):
+        inner = score_injection(decoded, source)
+        _keep(
+            hits, "encoded", _Hit(max(0.4, inner.score), inner.kind or "injection", ("encoded_payload", *inner.reasons))
+        )
+    return _result(hits)
+
+
+def _keep(hits: dict[str, _Hit], key: str, hit: _Hit | None) -> None:
+    """Keep the strongest hit per key."""
+    if hit is not None and (key not in hits or hit.weight > hits[key].weight):
+        hits[key] = hit
+
+
+def _normalise(text: str) -> str:
+    """NFKC, no zero-width characters, straight quotes."""
+    text = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
+    return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+def _text_hits(text: str) -> list[tuple[str, float, Kind]]:
+    """Single-pattern rules over the whole text, plus role labels followed by an order."""
+    hits: list[tuple[str, float, Kind]] = [(n, w, k) for n, k, w, pattern in _TEXT_RULES if pattern.search(text)]
+    for m in ROLE_LABEL.finditer(text):
+        directive = DIRECTIVE.match(m.group(4))
+        hits.append(("role_label_directive", 0.8, "injection") if directive else ("role_label", 0.3, "injection"))
+    return hits
+
+
+def _sentence_hit(sentence: str, source: Source) -> _Hit | None:
+    """Rules that need several cues inside one sentence, combined by noisy-OR into one hit."""
+    fired = [(n, w) for n, w, cues in _SENTENCE_RULES if all(p.search(sentence) for p in cues)]
+    if any(all(p.search(sentence) for p in cues) for cues in _LANGUAGE_SWITCH):
+        fired.append(("output_language_switch", 0.75 if source == "document" else 0.3))
+    if not fired:
+        return None
+    return _Hit(_noisy_or(w for _, w in fired), "injection", tuple(n for n, _ in fired))
+
+
+def _offtopic_task(sentences: list[str]) -> bool:
+    """True when a document holds a request to an assistant sharing almost no content words with the rest."""
+    for i, sentence in enumerate(sentences):
+        if not TASK_REQUEST.search(sentence):
+            continue
+        words = content_words(sentence)
+        rest = content_words(" ".join(sentences[:i] + sentences[i + 1 :]))
+        if rest and len(words & rest) <= 0.15 * max(1, len(words)):
+            return True
+    return False
+
+
+def _decoded_blobs(text: str) -> list[str]:
+    """Printable text hidden in base64 runs of 40+ characters."""
+    out = []
+    for blob in _BLOB.findall(text):
+        try:
+            decoded = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if decoded.isprintable() and sum(c.isalpha() or c == " " for c in decoded) > 0.8 * len(decoded):
+            out.append(decoded)
+    return out
+
+
+def _noisy_or(weights: Iterable[float]) -> float:
+    """1 - prod(1 - w)."""
+    remaining = 1.0
+    for weight in weights:
+        remaining *= 1 - weight
+    return 1 - remaining
+
+
+def _result(hits: dict[str, _Hit]) -> InjectionResult:
+    """Noisy-OR of the hits; reasons strongest first; kind of the strongest hit."""
+    ordered = sorted(hits.values(), key=lambda h: -h.weight)
+    score = round(_noisy_or(h.weight for h in ordered), 4)
+    reasons = list(dict.fromkeys(name for h in ordered for name in h.names))
+    return InjectionResult(score, score >= INJECTION_THRESHOLD, reasons, ordered[0].kind if ordered else None)

@@ -1,0 +1,150 @@
+"""The pattern tables of the injection detector: (name, kind, weight, regex) rules and per-sentence cue sets.
+
+Weights are the probability-like contribution of a rule; rules a benign workplace question can trip on alone
+stay below the 0.5 threshold and only count together with another cue.
+"""
+
+import re
+from typing import Literal
+
+Kind = Literal["injection", "jailbreak"]
+
+
+def rx(pattern: str) -> re.Pattern[str]:
+    """Case-insensitive, multi-line compiled pattern."""
+    return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+
+
+# fmt: off
+TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
+    ("override_instructions", "injection", 0.9,
+     r"\b(ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|"
+     r"do not follow|don'?t follow|stop following)\b[^.!?\n]{0,40}?\b(previous|prior|above|earlier|preceding|"
+     r"initial|original|system|developer|all|any|every|your|these|those|safety)\b[^.!?\n]{0,25}?\b(instructions?|"
+     r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands)\b"),
+    ("forget_everything", "injection", 0.8,
+     r"\b(forget|ignore|disregard)\s+(everything|all)\s+(above|before|(that )?(you|i) (were|was|have been) "
+     r"(told|given|said))"),
+    ("new_instructions", "injection", 0.7, r"\bnew (instructions?|task|rules|objective|directives?|orders)\s*:"),
+    ("from_now_on", "jailbreak", 0.55, r"\bfrom now on,? (you|your|always|only|never|respond|answer|reply|act)\b"),
+    ("new_role_goal", "injection", 0.6,
+     r"\byour (new |real |true )?(task|goal|objective|job|purpose|mission) (is|now is|from now)\b"),
+    ("hide_from_user", "injection", 0.8,
+     r"\b((do not|don'?t|never) (tell|inform|mention (this )?to|reveal (this )?to|let) the user|without "
+     r"(telling|informing|notifying|alerting) the user)\b"),
+    ("prompt_exfiltration", "injection", 0.85,
+     r"\b(reveal|show|print|display|output|repeat|recite|tell me|give me|share|leak|dump|expose|write out|type out|"
+     r"spell out|what (is|are|was|were))\b[^.!?\n]{0,30}?\b(your|the|its) (system|initial|original|hidden|secret|"
+     r"internal|developer|pre-?)\s*(prompt|instructions|message|directives|configuration)"),
+    ("your_prompt", "injection", 0.75,
+     r"\b(reveal|show|print|repeat|recite|leak|dump|output) (me )?(all )?your "
+     r"(prompt|instructions|directives|rules)\b"),
+    ("repeat_above", "injection", 0.8,
+     r"\b(repeat|print|output|copy|recite)\b[^.!?\n]{0,25}\b(words|text|everything|lines|tokens)\b[^.!?\n]{0,15}"
+     r"\b(above|before this|so far)\b"),
+    ("dan", "jailbreak", 0.9, r"\bdo anything now\b|\bDAN (mode|prompt|jailbreak)\b|\bact as (a )?DAN\b"),
+    ("special_mode", "jailbreak", 0.85,
+     r"\b(jailbreak|unfiltered|unrestricted|uncensored|opposite|evil|dan|stan|dude|aim) mode\b|\bjail-?broken\b|"
+     r"\bjailbreak\b|\b(developer|dev|god|debug|admin|sudo|root) mode\b[^.!?\n]{0,60}\b(your|respond|answer|reply|"
+     r"output|chatgpt|gpt|llm|assistant|restrictions|without|policies|censor\w*)\b|\b(chatgpt|gpt|llm|assistant|ai|"
+     r"you|act as)\b[^.!?\n]{0,40}\b(developer|dev|god|debug|admin|sudo|root) mode\b"),
+    ("no_restrictions", "jailbreak", 0.8,
+     r"\b(without|free (of|from)|no) (any )?(ethical|moral|safety|content) (restrictions|limits|limitations|"
+     r"filters?|guidelines|rules|constraints|considerations)|\b(remove|disable|bypass|turn off|lift|ignore|"
+     r"circumvent) (your|all|any|the) (ethical |moral |safety |content )?(restrictions|filters|guardrails|"
+     r"safeguards|censorship|limitations)"),
+    ("not_bound", "jailbreak", 0.85,
+     r"\byou (have|are under|are bound by|follow) no (rules|restrictions|limits|guidelines|policies)|"
+     r"\bnot bound by (any )?(rules|restrictions|guidelines|policies|openai|ethics)"),
+    ("you_are_now", "jailbreak", 0.45,
+     r"\byou('re| are) (now|no longer|going to (be|act|pretend)|free from|unchained|liberated)\b"),
+    ("evil_persona", "jailbreak", 0.8,
+     r"\b(uncensored|unfiltered|amoral|unethical|evil|immoral|unrestricted) (ai|assistant|chatbot|model|version|"
+     r"persona|bot|character|confidant)\b"),
+    ("roleplay", "jailbreak", 0.35,
+     r"\b(pretend (to be|you are|you're)|role-?play as|play the role of|impersonate|simulate being|"
+     r"stay in character|never break character)\b"),
+    ("two_responses", "jailbreak", 0.7,
+     r"\b(two|2|both) (different )?(responses|answers|replies)\b[^.\n]{0,60}\b(jailbreak|classic|normal|filtered|"
+     r"unfiltered|developer)"),
+    ("token_game", "jailbreak", 0.6, r"\b(lose|deduct(ed)?) \d* ?tokens\b|\btoken system\b"),
+    ("vendor_policy", "jailbreak", 0.5,
+     r"\b(openai|anthropic|meta|alibaba)('s)? (content )?(polic(y|ies)|rules|guidelines)\b"),
+    ("chat_template_tokens", "injection", 0.9,
+     r"<\|?(im_start|im_end|system|endoftext|begin_of_text|eot_id)\|?>|\[/?INST\]|<</?SYS>>|<start_of_turn>"),
+    ("address_the_ai", "injection", 0.85,
+     r"\b(if|when) you are an? (ai|llm|language model|large language model|assistant|chatbot|agent|bot)\b|"
+     r"\b(note|message|instructions?|attention|important)\s*(for|to) (the |any )?(ai|assistant|llm|language model|"
+     r"chatbot|agent|bot|model)\b|\b(ai|assistants?|llms?|models?|chatbots?|agents?) (reading|processing|"
+     r"summari[sz]ing|analy[sz]ing) (this|these)\b"),
+    ("text_scrambling", "injection", 0.6,
+     r"\b(replace|substitute|swap|convert|shift|group|rearrange|scramble|reverse)\b[^.!?\n]{0,30}"
+     r"\b(letters?|vowels?|consonants?|characters?)\b"),
+    ("decode_and_follow", "injection", 0.8,
+     r"\bdecode\b[^.\n]{0,40}\b(and|then)\b[^.\n]{0,20}\b(follow|execute|run|obey|do what)"),
+    ("dangerous_code", "injection", 0.45,
+     r"\bos\.system\(|\bos\.fork\(|shutil\.rmtree\(\s*[\"']/|\bsubprocess\.\w+\(|\bpexpect\b|\bpyautogui\b|"
+     r"\bpyperclip\b|\bclipboard\b|authorized_keys|\.ssh\b|/etc/(passwd|shadow|hosts)|\bnc -e\b|/bin/(ba)?sh\b|"
+     r"\|\s*(ba)?sh\b|open\(\s*[\"']/(etc|boot|bin|sbin|usr|sys|proc|dev)/|\bpickle\.loads\(|\brm -rf /|\bscapy\b|"
+     r"\bFernet\b|\bransom|keylog|\bsocket\.socket\(|requests\.post\([^)]{0,200}(data|files|json)=|"
+     r"getpass\.getuser|psutil\.net_connections|ipconfig /release"),
+)
+
+ROLE_LABEL = rx(
+    r"^\s*(system|assistant|ai|ai assistant|chatbot|bot|gpt|chatgpt|llm|admin|developer|root)"
+    r"(\s+(message|note|prompt|instruction|override))?\s*[:>]\s*(\S.*)$"
+)
+DIRECTIVE = rx(
+    r"^(please |now |you (must|should|will|are to) )?(ignore|forget|say|reply|respond|answer|write|tell|send|"
+    r"output|print|include|add|reveal|delete|forward|email|click|visit|do|stop|always|never|only)\b"
+)
+
+# Cues addressed to the assistant's own output ("your response"), combined per sentence.
+OUT_REF = (r"your (\w+ ){0,2}?(response|reply|answer|output|message|code|codebase|implementation|solution|algorithm|"
+           r"program|elucidation|explanation|result)s?\b")
+INSERT = (r"(add|includ|insert|append|integrat|incorporat|embed|inject|weav|blend|merg|introduc|featur|mention|promot|"
+          r"advertis|plug|attach)\w*")
+MODIFY = r"(modify|alter|augment|enhance|amend|supplement|enrich|elevate|upgrade|develop|refine|optimi[sz]e)"
+TRANSFORM = (
+    r"\b(encode|encoding|encrypt\w*|encipher|ciphers?|base ?(16|32|58|64|85)|rot-?13|caesar|hexadecimal|morse|"
+    r"reverse|backwards?|invert|anagram\w*|misspell\w*|typos|scrambl\w*|jumbl\w*|emojis?|leetspeak|substitut\w+|"
+    r"homophonic|alphanumeric|(without|remove|no) (any )?spaces|pig latin|letters|vowels|consonants|symbols|alphabet)\b"
+)
+LANGUAGES = (r"(spanish|french|german|italian|portuguese|chinese|mandarin|japanese|russian|arabic|dutch|korean|hindi|"
+             r"turkish|polish|swedish|greek|hebrew|latin|klingon)")
+FORMATTING = (r"(short |brief |quick |final |small )?(summary|table|list|bullets?|examples?|conclusion|overview|"
+              r"recap|tl;?dr)")
+PAYLOAD = (rf"\b{INSERT}\b\W+(\w+\W+)?(a|an|some|this|these|the following|the below|the subsequent|following|below)\b"
+           rf"(?!\s+{FORMATTING}\b)"
+           r"|[\"“]|\bwww\.|https?://|\b(code|the following|the below|subsequent) (\w+ )?(snippet|block|excerpt|"
+           r"section|lines?)\b")
+PROMOTION = (r"\b(discount|free shipping|deals?|offers?|lottery|winnings|bank details|cracked|download|install|"
+             r"subscribe|newsletter|click|visit|limited-time|promo\w*|sale|brand)\b|"
+             r"\b[a-z0-9-]+\.(com|net|org|xyz|io|info|biz)\b")
+
+SENTENCE_RULES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
+    ("output_insertion", 0.45, (OUT_REF, rf"\b{INSERT}\b")),
+    ("code_insertion", 0.45, (rf"\b{INSERT}\b", r"\b(the following|the below|the subsequent|this) (code )?"
+                                                 r"(snippet|block|excerpt|section)\b")),
+    ("output_payload", 0.45, (OUT_REF, PAYLOAD)),
+    ("output_modification", 0.55, (rf"\b{MODIFY}\b[^.!?\n]{{0,20}}{OUT_REF}",)),
+    ("output_preamble", 0.35, (rf"^\W*(in|within|throughout|to|at the end of) {OUT_REF}",)),
+    ("output_audience", 0.5, (OUT_REF, r"\b(users|readers|the user|customers|visitors|audience)\b")),
+    ("output_promotion", 0.5, (OUT_REF, PROMOTION)),
+    ("output_obfuscation", 0.75, (OUT_REF, TRANSFORM)),
+    ("reply_obfuscation", 0.75,
+     (rf"\b(reply|respond|answer|write|provide|express|render)\b[^.!?\n]{{0,30}}\b(in|using|with)\b[^.!?\n]{{0,20}}"
+      rf"{TRANSFORM}",)),
+)
+LANGUAGE_SWITCH: tuple[tuple[str, ...], ...] = (
+    (OUT_REF, rf"\b(in|into|to) {LANGUAGES}\b"),
+    (rf"\b(reply|respond|answer|write)\b[^.!?\n]{{0,15}}\bin {LANGUAGES}\b",),
+)
+# A request addressed to an assistant: suspicious inside a document when it is off-topic there.
+TASK_REQUEST = rx(
+    r"^\W*(please |kindly )?((can|could|would|will) you\b|(help|show|tell|give|teach) me\b|(how|what|who|where|when|"
+    r"which|why|is|are|does|do|did|can|could|should|would|will)\b[^\n]*\?\W*$|(write|compose|draft|generate|create|"
+    r"produce|provide|list|summari[sz]e|describe|explain|analy[sz]e|determine|classify|evaluate|assess|recommend|"
+    r"suggest|translate|calculate|outline|brainstorm|break down|develop)\b)"
+)
+# fmt: on

@@ -1,0 +1,105 @@
+"""Redact PII in a token stream without ever emitting a match unredacted, even when it is split across tokens.
+
+Text is emitted only up to a *barrier*: the end of a complete word (followed by whitespace) across which no
+PII pattern can continue. Spaced patterns (phone, card, IBAN, SSN, NINO) only join short digit or letter
+groups, so a word ending in punctuation other than ")" or in a run of five or more letters ends any such
+match; unspaced patterns (email, IP, a card without separators) never contain whitespace. Everything after the
+last barrier is held back; when no barrier comes for MAX_HOLD characters the text is cut FORCED_HOLD characters
+from the end, which is longer than any pattern plus the context it reads. The concatenated output therefore
+equals ``redact(full_text)`` (with the same allow-list).
+"""
+
+import re
+from collections.abc import Iterable
+
+from backend.guardrails.pii import PII_TYPES, PiiMatch, find_pii, pii_key, placeholder
+
+MAX_HOLD = 256  # characters held back at most while waiting for a barrier
+FORCED_HOLD = 112  # > longest valid spaced match (about 50) + the 12 characters a phone rule reads after it
+LEFT_CONTEXT = 64  # characters kept before the emitted point: phone and SSN rules read 40 to the left
+
+_WORD_THEN_SPACE = re.compile(r"(\S+)(\s+)")
+_TRAILING_LETTERS = re.compile(r"[^\W\d_]+$")
+
+
+class StreamRedactor:
+    """Feed generator tokens in, get redacted text out; call flush() once the stream ends."""
+
+    def __init__(self, types: Iterable[str] | None = None, allowed: Iterable[str] = ()) -> None:
+        """types: PII types to redact (default all); allowed: pii_key()s that may pass (from question and sources)."""
+        self._types = frozenset(PII_TYPES if types is None else types)
+        self._allowed = frozenset(allowed)
+        self._buffer = ""  # text not yet dropped; _buffer[:_emitted] has already been returned
+        self._emitted = 0
+        self.redacted: list[str] = []  # types of the matches redacted so far, for logs
+
+    def feed(self, token: str) -> str:
+        """Add a token; return the redacted text that is now safe to send (possibly empty)."""
+        self._buffer += token
+        return self._drain(final=False)
+
+    def flush(self) -> str:
+        """Return the redacted remainder at the end of the stream."""
+        return self._drain(final=True)
+
+    def _drain(self, final: bool) -> str:
+        """Emit redacted text up to the safe cut, then drop old text beyond the left context."""
+        cut = len(self._buffer) if final else self._barrier_cut()
+        forced = not final and len(self._buffer) - cut > MAX_HOLD
+        if cut <= self._emitted and not forced:
+            return ""  # nothing new to emit: skip the PII scan
+        found = find_pii(self._buffer)  # all types, so cut points respect matches of allowed types too
+        if forced:
+            cut = self._forced_cut(cut, found)
+        if cut <= self._emitted:
+            return ""
+        out: list[str] = []
+        cursor = self._emitted
+        for m in found:
+            if m.start < self._emitted or m.end > cut:
+                continue
+            if m.type in self._types and pii_key(m) not in self._allowed:
+                out.append(self._buffer[cursor : m.start] + placeholder(m.type))
+                cursor = m.end
+                self.redacted.append(m.type)
+        out.append(self._buffer[cursor:cut])
+        self._emitted = cut
+        self._trim()
+        return "".join(out)
+
+    def _barrier_cut(self) -> int:
+        """End of the last complete word after which no PII match can continue."""
+        cut = self._emitted
+        for word in _WORD_THEN_SPACE.finditer(self._buffer, self._emitted):
+            if _is_barrier(word.group(1)):
+                cut = word.end()
+        return cut
+
+    def _forced_cut(self, cut: int, found: list[PiiMatch]) -> int:
+        """A word start FORCED_HOLD characters from the end, moved before any match it would split."""
+        cut = max(cut, self._word_start_before(len(self._buffer) - FORCED_HOLD))
+        for m in found:
+            if m.start < cut < m.end:
+                cut = m.start
+        return max(cut, self._emitted)
+
+    def _word_start_before(self, limit: int) -> int:
+        """Start of the last whitespace-preceded word starting at or before limit."""
+        pos = max(self._buffer.rfind(" ", 0, limit), self._buffer.rfind("\n", 0, limit))
+        return pos + 1 if pos >= 0 else 0
+
+    def _trim(self) -> None:
+        """Forget text more than LEFT_CONTEXT characters before the emitted point, starting at a word."""
+        drop = self._word_start_before(self._emitted - LEFT_CONTEXT) if self._emitted > 2 * LEFT_CONTEXT else 0
+        if drop > 0:
+            self._buffer = self._buffer[drop:]
+            self._emitted -= drop
+
+
+def _is_barrier(word: str) -> bool:
+    """True when no spaced PII pattern can continue past this complete word."""
+    last = word[-1]
+    if not last.isalnum():
+        return last != ")"
+    letters = _TRAILING_LETTERS.search(word)
+    return bool(letters) and len(letters.group()) >= 5 and letters.group().lower() != "extension"

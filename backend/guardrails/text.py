@@ -1,0 +1,90 @@
+"""Sentence splitting for answers: keeps [S1] citation markers with their sentence and fenced code whole."""
+
+import re
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a string, as a set (for word-list constants)."""
+    return frozenset(text.split())
+
+
+_END = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?:\s*\[S\d+\](?:\s*[,;]?\s*\[S\d+\])*)?(?=\s|$)")
+_ABBREVIATIONS = word_set("e.g i.e etc vs approx mr mrs ms dr no nr fig cf incl p pp st ca")
+_LIST_NUMBER = re.compile(r"^\s*(?:[-*+\u2022]\s*)?\(?\d{1,3}[.)]$")
+_FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
+_CITATION = re.compile(r"\[(S\d+)\]")
+
+
+def split_code(text: str) -> list[tuple[str, bool]]:
+    """Text as (segment, is_code) pieces; fenced code blocks (``` or ~~~) are code."""
+    pieces: list[tuple[str, bool]] = []
+    cursor = 0
+    inside = False
+    for fence in _FENCE.finditer(text):
+        line_end = text.find("\n", fence.end())
+        line_end = len(text) if line_end < 0 else line_end + 1
+        if inside:
+            pieces.append((text[cursor:line_end], True))
+            cursor = line_end
+        else:
+            pieces.append((text[cursor : fence.start()], False))
+            cursor = fence.start()
+        inside = not inside
+    pieces.append((text[cursor:], inside))
+    return [(piece, code) for piece, code in pieces if piece]
+
+
+def split_sentences(line: str) -> list[str]:
+    """Sentences of one line of prose, stripped, each with its trailing citation markers."""
+    sentences: list[str] = []
+    start = 0
+    for end in _END.finditer(line):
+        before = re.search(r"([\w.]+)\.+$", line[start : end.start() + 1])
+        if end.group().startswith(".") and before and before.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        if _LIST_NUMBER.match(line[start : end.end()]):
+            continue
+        sentence = line[start : end.end()].strip()
+        if sentence:
+            sentences.append(sentence)
+        start = end.end()
+    rest = line[start:].strip()
+    if rest:
+        sentences.append(rest)
+    return sentences
+
+
+def citations(sentence: str) -> list[str]:
+    """Citation markers in a sentence, without brackets: "[S1] [S2]" -> ["S1", "S2"]."""
+    return _CITATION.findall(sentence)
+
+
+_STOP = word_set(
+    "a an the and or but of to in on at for with by from as is are was were be been being it its this "
+    "that these those there here you your i we our they their he she his her them can could would should "
+    "will shall may might must do does did not no yes if then than so such also only just about into over "
+    "under per each any all some which what who whom when where why how"
+)
+_CONTENT = re.compile(r"[a-z][a-z0-9'-]*[a-z0-9]|[a-z]")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
+
+
+def stem(word: str) -> str:
+    """Strip one -ing/-ed/-s ending, then a final e, from long enough words (service, serviced -> servic)."""
+    for suffix in ("ing", "ed", "s"):
+        if len(word) - len(suffix) >= 3 and word.endswith(suffix) and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def content_words(text: str) -> set[str]:
+    """Stemmed lower-case words without stop words or citation markers."""
+    text = _CITATION.sub(" ", text).lower().replace("\u2019", "'")
+    return {stem(w) for w in _CONTENT.findall(text) if w not in _STOP}
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in a text, thousands separators removed: "1,500 euros at 10:00" -> {"1500", "10:00"}."""
+    text = _CITATION.sub(" ", text)
+    return {re.sub(r",(?=\d{3}\b)", "", n).rstrip(".,:") for n in _NUMBER.findall(text)}

@@ -1,0 +1,88 @@
+"""StreamRedactor: PII split across tokens is never emitted; the stream equals redact(full text)."""
+
+import random
+
+import pytest
+
+from backend.guardrails.pii import find_pii, known_pii, redact
+from backend.guardrails.stream import MAX_HOLD, StreamRedactor
+
+ANSWER = (
+    "Contact jane.doe@northwind.example or call +41 (0)96 471 07 95 today. Card 4111 1111 1111 1111, "
+    "IBAN GB82 WEST 1234 5698 7654 32 and SSN 514-69-0360. Host 192.168.10.20 is fine. Mobile: 723 813 266\n"
+    "Fax: 345-899-3560x4587 end. US office (415) 555-0100 or call 555 1234 extension 42 please."
+)
+
+
+def stream(text: str, sizes: list[int], redactor: StreamRedactor | None = None) -> tuple[list[str], str]:
+    """Feed text in pieces of the given sizes; return the emitted pieces and their concatenation."""
+    redactor = redactor or StreamRedactor()
+    out: list[str] = []
+    cursor = 0
+    for size in sizes:
+        out.append(redactor.feed(text[cursor : cursor + size]))
+        cursor += size
+    out.append(redactor.feed(text[cursor:]))
+    out.append(redactor.flush())
+    return out, "".join(out)
+
+
+def assert_never_leaks(pieces: list[str], text: str) -> None:
+    secrets = [m.text for m in find_pii(text)]
+    assert secrets, "the test text must contain PII"
+    emitted = ""
+    for piece in pieces:
+        emitted += piece
+        assert not any(secret in emitted for secret in secrets)
+
+
+def test_email_split_across_many_tokens_is_never_emitted() -> None:
+    text = "Write to jane.doe@northwind.example or reply here."
+    pieces, out = stream(text, [1] * len(text))
+    assert_never_leaks(pieces, text)
+    assert out == "Write to [EMAIL] or reply here."
+
+
+def test_card_split_across_tokens_is_never_emitted() -> None:
+    text = "Your card 4111 1111 1111 1111 was charged."
+    redactor = StreamRedactor()
+    first = redactor.feed("Your card 4111 ")
+    assert "4111" not in first
+    pieces = [first] + [redactor.feed(t) for t in ["1111 ", "11", "11 1", "111 ", "was ", "charged."]]
+    pieces.append(redactor.flush())
+    assert_never_leaks(pieces, text)
+    assert "".join(pieces) == redact(text)[0]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_token_splits_equal_redact_of_full_text(seed: int) -> None:
+    rng = random.Random(seed)
+    sizes = [rng.randint(1, 7) for _ in range(len(ANSWER))]
+    pieces, out = stream(ANSWER, sizes)
+    assert_never_leaks(pieces, ANSWER)
+    assert out == redact(ANSWER)[0]
+
+
+@pytest.mark.parametrize("item", ["4111 1111 1111 1111", "call 555 1234", "GB82 WEST 1234 5698 7654 32"])
+def test_forced_cuts_in_long_runs_without_word_boundaries_never_split_pii(item: str) -> None:
+    rng = random.Random(7)
+    numbers = " ".join(str(rng.randint(100, 999)) for _ in range(64))  # 3-digit groups: no PII, no barrier
+    for shift in range(0, 130, 3):  # slide the PII across a whole period of the forced cut points
+        text = f"{numbers}{' 5' * shift} {item} {numbers[:120]}"
+        pieces, out = stream(text, [2] * (len(text) // 2))
+        assert_never_leaks(pieces, text)
+        assert out == redact(text)[0]
+        assert len(pieces[-1]) <= MAX_HOLD  # the held tail stays bounded: text was emitted along the way
+
+
+def test_allowed_values_pass_and_types_filter() -> None:
+    text = "Mail security@northwind.example or jane@evil.example, card 4111111111111111."
+    allowed = known_pii("Report to security@northwind.example")
+    _, out = stream(text, [2] * len(text), StreamRedactor(types=["EMAIL"], allowed=allowed))
+    assert out == "Mail security@northwind.example or [EMAIL], card 4111111111111111."
+
+
+def test_flush_emits_held_tail() -> None:
+    redactor = StreamRedactor()
+    assert redactor.feed("call 555") == ""
+    assert redactor.flush() == "call 555"
