@@ -89,6 +89,7 @@ class DocumentOut(BaseModel):
     status: Literal["queued", "processing", "ready", "failed"]
     progress: float
     error: str | None
+    flagged: int = 0  # chunks that read like instructions to the model; never given to it
 
 
 class UploadRejected(BaseModel):

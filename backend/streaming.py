@@ -63,6 +63,8 @@ def end_label(node: str, output: Any) -> str:
     out = output if isinstance(output, dict) else {}
     if node == "router" and out.get("mention_notes"):
         return "; ".join(out["mention_notes"])
+    if node == "retriever" and out.get("dropped"):
+        return f"Ignored {len(out['dropped'])} passage(s) containing instructions aimed at the model"
     if node == "rewriter" and out.get("context_decision"):
         return DECISION_LABELS[out["context_decision"]["decision"]]
     return NODE_LABELS[node]
@@ -79,7 +81,9 @@ def end_detail(node: str, output: Any) -> str | None:
         decision = output.get("context_decision") or {}
         return f"{output.get('rewritten_query')} ({decision.get('reason', '')})"
     if node == "retriever":
-        return f"{len(output.get('documents', []))} passages"
+        dropped = output.get("dropped") or []
+        note = f"; dropped {len(dropped)} passage(s) that give the model instructions: {', '.join(dropped)}"
+        return f"{len(output.get('documents', []))} passages" + (note if dropped else "")
     return None
 
 

@@ -53,6 +53,7 @@ class ChatState(TypedDict, total=False):
     context_decision: dict
     documents: list[Source]
     fresh_ids: list[str]
+    dropped: list[str]  # documents of retrieved passages dropped as indirect prompt injection
     sources: list[Source]
     triage: dict
     validation: dict
@@ -76,6 +77,7 @@ def turn_input(question: str, mode: Mode, use_memory: bool = True, redactions: l
         "context_decision": {},
         "documents": [],
         "fresh_ids": [],
+        "dropped": [],
         "sources": [],
         "triage": {"route": "", "skip_llm": False, "early_response": "", "triage_log": []},
         "validation": {},

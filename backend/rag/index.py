@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS documents (
     status TEXT NOT NULL,
     progress REAL NOT NULL DEFAULT 0,
     error TEXT,
-    ingested_at TEXT
+    ingested_at TEXT,
+    flagged INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY,
@@ -139,6 +140,7 @@ class DocumentRecord:
     progress: float
     error: str | None
     ingested_at: str | None
+    flagged: int = 0  # chunks the injection detector flagged at ingest
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,9 @@ class KnowledgeIndex:
         self._lock = threading.RLock()
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(_SCHEMA)
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(documents)")}
+        if "flagged" not in columns:  # knowledge.sqlite made before chunks were scanned for injections
+            self._conn.execute("ALTER TABLE documents ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         """Close the connection once no other thread is using it."""
@@ -228,7 +233,16 @@ class KnowledgeIndex:
             )
 
     def activate(
-        self, doc_id: str, version: int, chunks: list[Chunk], *, type_: str, size: int, pages: int | None, sha256: str
+        self,
+        doc_id: str,
+        version: int,
+        chunks: list[Chunk],
+        *,
+        type_: str,
+        size: int,
+        pages: int | None,
+        sha256: str,
+        flagged: int = 0,
     ) -> None:
         """Swap the document's chunks for `version`'s in one transaction and mark it ready."""
         with self._tx() as c:
@@ -240,8 +254,8 @@ class KnowledgeIndex:
             )
             c.execute(
                 "UPDATE documents SET type = ?, size = ?, pages = ?, chunks = ?, sha256 = ?, version = ?, "
-                "status = 'ready', progress = 1, error = NULL, ingested_at = ? WHERE id = ?",
-                (type_, size, pages, len(chunks), sha256, version, now(), doc_id),
+                "status = 'ready', progress = 1, error = NULL, ingested_at = ?, flagged = ? WHERE id = ?",
+                (type_, size, pages, len(chunks), sha256, version, now(), flagged, doc_id),
             )
 
     def delete(self, doc_id: str) -> bool:

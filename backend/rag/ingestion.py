@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from chromadb.api.models.Collection import Collection
 
+from backend.guardrails.injection import score_injection
 from backend.rag.chunking import Chunk, chunk_sections
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.loaders import SUPPORTED_TYPES, DocumentError, LoadedDocument, document_type, load_document
@@ -19,6 +20,11 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
 Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
+
+
+def hostile(text: str) -> bool:
+    """True when a chunk reads like instructions aimed at the model (indirect prompt injection)."""
+    return score_injection(text, "document").flagged
 
 
 def validate_name(name: str) -> str:
@@ -104,6 +110,7 @@ class Ingestor:
                     type_=prepared.loaded.type,
                     size=prepared.size,
                     pages=prepared.loaded.pages,
+                    flagged=sum(hostile(c.text) for c in prepared.chunks),
                     sha256=prepared.data_sha256,
                 )
             except Exception as exc:

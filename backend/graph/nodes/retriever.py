@@ -8,6 +8,7 @@ from backend.graph.prompts import QUERY_VARIANTS
 from backend.graph.state import ChatState, Source
 from backend.memory.ledger import as_sources, assign_ids
 from backend.rag.chunking import estimate_tokens
+from backend.rag.ingestion import hostile
 
 
 def carried_sources(state: ChatState, budget: int) -> list[Source]:
@@ -21,6 +22,12 @@ def carried_sources(state: ChatState, budget: int) -> list[Source]:
             chosen.append(s)
             used += cost
     return chosen
+
+
+def drop_hostile(sources: list[Source]) -> tuple[list[Source], list[str]]:
+    """Passages without instructions aimed at the model, and the documents of the ones dropped."""
+    kept = [s for s in sources if not hostile(s["text"])]
+    return kept, [s["document"] for s in sources if s not in kept]
 
 
 async def variants(query: str, deps: GraphDeps) -> list[str]:
@@ -42,9 +49,10 @@ async def retrieve(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     if decision != "reuse":
         query = state["rewritten_query"]
         fresh = await deps.retriever.search(query, deps.settings.retrieval_top_k, scope, await variants(query, deps))
+    fresh, dropped = drop_hostile(fresh)
     if not state.get("use_memory", True):
-        return {"documents": fresh, "fresh_ids": [s["id"] for s in fresh]}
+        return {"documents": fresh, "fresh_ids": [s["id"] for s in fresh], "dropped": dropped}
     carried = carried_sources(state, deps.settings.memory_context_budget) if decision != "fresh" else []
     fresh = assign_ids(state.get("ledger", {}), fresh)
     context = assign_ids(state.get("ledger", {}), [*fresh, *carried])
-    return {"documents": context, "fresh_ids": [s["id"] for s in fresh]}
+    return {"documents": context, "fresh_ids": [s["id"] for s in fresh], "dropped": dropped}
