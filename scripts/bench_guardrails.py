@@ -1,0 +1,311 @@
+"""Measure the guardrail detectors on public data and print paste-ready Markdown tables.
+
+    .venv/bin/python scripts/bench_guardrails.py [--json out.json] [--datasets ../shared/datasets] [--no-embed]
+
+Injection: BIPIA attacks (text_attack_test + code_attack_test) typed by the user (source="user"), and inserted
+into the 50 BIPIA e-mails at the start, a random sentence boundary and the end (as BIPIA's insert_* functions do),
+then chunked like an ingested document and scanned per chunk (source="document"). False positives: the benign
+questions in data/benign_questions.txt, the clean e-mails, the sample corpus chunks and the 11,429 Vaswani
+abstracts. PII: presidio-research synth_dataset_v2, per entity type. Latency: per detector, one CPU thread.
+"""
+
+import argparse
+import json
+import random
+import re
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from backend.graph.prompts import SYSTEM_PROMPT
+from backend.guardrails import (
+    INJECTION_THRESHOLD,
+    StreamRedactor,
+    check_grounding,
+    check_input,
+    check_output,
+    check_tone,
+    classify_intent,
+    find_pii,
+    load_faq,
+    match_faq,
+    score_injection,
+    score_toxicity,
+)
+from backend.rag.chunking import chunk_sections
+from backend.rag.loaders import Section, load_document
+
+ROOT = Path(__file__).resolve().parents[1]
+# BIPIA categories whose attack text is an ordinary request ("Recommend a good book..."): an attack only when it
+# arrives inside third-party content; typed by the user it is an off-topic question for triage_relevance.
+# The train file reuses the name "Language Translation" for such requests; in the test file it means
+# "translate your response", an output hijack, so the sets are per file.
+TASK_CATEGORIES_TEST = {"Task Automation", "Business Intelligence", "Conversational Agent", "Research Assistance",
+                        "Sentiment Analysis"}  # fmt: skip
+TASK_CATEGORIES_TRAIN = {"Information Retrieval", "Content Creation", "Learning and Tutoring", "Language Translation",
+                         "Programming Help"}  # fmt: skip
+PRESIDIO_TO_OURS = {"EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "CREDIT_CARD",
+                    "IBAN_CODE": "IBAN", "US_SSN": "US_SSN", "IP_ADDRESS": "IP_ADDRESS"}  # fmt: skip
+THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+PRESIDIO_REFERENCE = (
+    "Presidio AnalyzerEngine (spaCy, threshold 0.4) scores precision 0.685 / recall 0.603 on this file over all 17 "
+    "entity types, mostly NER types (PERSON, STREET_ADDRESS, GPE...) that these regexes do not attempt; the figures "
+    "are not comparable per type."
+)
+
+
+def load_attacks(bipia: Path, name: str) -> dict[str, list[str]]:
+    """BIPIA attack file as {category: [attack, ...]}."""
+    return json.loads((bipia / name).read_text())
+
+
+def insert(context: str, attack: str, position: str, rng: random.Random) -> str:
+    """BIPIA's insert_start / insert_middle / insert_end (middle: at a random sentence start)."""
+    if position == "start":
+        return f"{attack}\n{context}"
+    if position == "end":
+        return f"{context}\n{attack}"
+    starts = [0] + [m.end() for m in re.finditer(r"(?<=[.!?])\s+", context)]
+    cut = rng.choice(starts)
+    return f"{context[:cut]}\n{attack}\n{context[cut:]}"
+
+
+def chunk_texts(text: str) -> list[str]:
+    """The text chunked the way ingestion chunks a plain-text document."""
+    return [c.text for c in chunk_sections([Section(text, None, None)])]
+
+
+def document_score(text: str) -> float:
+    """Highest injection score over the chunks of a document."""
+    return max(score_injection(chunk, "document").score for chunk in chunk_texts(text))
+
+
+def rates(scores: list[float]) -> dict:
+    """How many scores, and the share at or above each threshold."""
+    return {"n": len(scores), **{str(t): sum(s >= t for s in scores) / len(scores) for t in THRESHOLDS}}
+
+
+def corpus_chunks() -> list[str]:
+    """Chunks of the sample documents."""
+    out: list[str] = []
+    for path in sorted((ROOT / "data" / "documents").iterdir()):
+        out += [c.text for c in chunk_sections(load_document(path.name, path.read_bytes()).sections)]
+    return out
+
+
+def bench_injection(datasets: Path, benign: list[str]) -> dict:
+    """Direct and indirect BIPIA detection rates, and false-positive rates on clean text."""
+    bipia = datasets / "bipia"
+    attacks = load_attacks(bipia, "text_attack_test.json") | load_attacks(bipia, "code_attack_test.json")
+    train = load_attacks(bipia, "text_attack_train.json")
+    emails = [json.loads(line)["context"] for line in (bipia / "email_test.jsonl").read_text().splitlines() if line]
+    rng = random.Random(0)
+    direct = {cat: [score_injection(a, "user").score for a in items] for cat, items in attacks.items()}
+    direct_train = {cat: [score_injection(a, "user").score for a in items] for cat, items in train.items()}
+    indirect = {
+        cat: [
+            document_score(insert(e, a, pos, rng)) for a in items for e in emails for pos in ("start", "middle", "end")
+        ]
+        for cat, items in attacks.items()
+    }
+    vaswani = re.findall(r"<DOCNO>\d+</DOCNO>(.*?)</DOC>", (datasets / "vaswani" / "doc-text.trec").read_text(), re.S)
+
+    def pooled(scores: dict[str, list[float]], keep: Callable[[str], bool]) -> list[float]:
+        return [s for cat, values in scores.items() if keep(cat) for s in values]
+
+    return {
+        "threshold": INJECTION_THRESHOLD,
+        "direct_all": rates(pooled(direct, lambda c: True)),
+        "direct_hijack": rates(pooled(direct, lambda c: c not in TASK_CATEGORIES_TEST)),
+        "direct_task": rates(pooled(direct, lambda c: c in TASK_CATEGORIES_TEST)),
+        "direct_train_hijack": rates(pooled(direct_train, lambda c: c not in TASK_CATEGORIES_TRAIN)),
+        "indirect_all": rates(pooled(indirect, lambda c: True)),
+        "indirect_task": rates(pooled(indirect, lambda c: c in TASK_CATEGORIES_TEST)),
+        "per_category": {c: {"direct": rates(direct[c]), "indirect": rates(indirect[c])} for c in attacks},
+        "fpr_benign_questions": rates([score_injection(q, "user").score for q in benign]),
+        "fpr_clean_emails": rates([document_score(e) for e in emails]),
+        "fpr_corpus_chunks": rates([score_injection(c, "document").score for c in corpus_chunks()]),
+        "fpr_vaswani": rates([score_injection(d, "document").score for d in vaswani]),
+    }
+
+
+def bench_pii(datasets: Path, benign: list[str]) -> dict:
+    """Per-type precision and recall on presidio synth_dataset_v2 (a prediction counts when it overlaps)."""
+    records = json.loads((datasets / "presidio" / "synth_dataset_v2.json").read_text())
+    stats = {t: {"gold": 0, "found": 0, "predicted": 0, "correct": 0, "exact": 0} for t in PRESIDIO_TO_OURS.values()}
+    unmapped: dict[str, int] = {}
+    for record in records:
+        predicted = find_pii(record["full_text"])
+        gold = [(PRESIDIO_TO_OURS.get(s["entity_type"]), s["start_position"], s["end_position"], s["entity_type"])
+                for s in record["spans"]]  # fmt: skip
+        for kind, start, end, name in gold:
+            if kind is None:
+                unmapped[name] = unmapped.get(name, 0) + 1
+                continue
+            stats[kind]["gold"] += 1
+            hits = [p for p in predicted if p.type == kind and p.start < end and start < p.end]
+            stats[kind]["found"] += bool(hits)
+            stats[kind]["exact"] += any(p.start == start and p.end == end for p in hits)
+        for p in predicted:
+            stats[p.type]["predicted"] += 1
+            stats[p.type]["correct"] += any(k == p.type and p.start < e and s < p.end for k, s, e, _ in gold)
+    return {"per_type": stats, "unmapped": unmapped, "benign_false_matches": sum(len(find_pii(q)) for q in benign)}
+
+
+def bench_triage(benign: list[str]) -> dict:
+    """How the other detectors treat the benign questions (all of them should pass)."""
+    faq = load_faq(ROOT / "data" / "faq.yaml")
+    return {
+        "toxicity_flagged": sum(score_toxicity(q).flagged for q in benign),
+        "toxicity_flagged_chunks": sum(score_toxicity(c).flagged for c in corpus_chunks()),
+        "input_blocked": sum(check_input(q).action == "block" for q in benign),
+        "intent_smalltalk": sum(classify_intent(q) is not None for q in benign),
+        "faq_answered": sum(match_faq(q, faq) is not None for q in benign),
+        "faq_entries": len(faq),
+    }
+
+
+def timed(fn: Callable[[object], object], inputs: Iterable[object], repeat: int = 3) -> dict[str, float]:
+    """p50/p95 over the inputs of each input's median time in ms (the median of repeats drops scheduler noise)."""
+    per_input = []
+    for item in inputs:
+        runs = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn(item)
+            runs.append((time.perf_counter() - start) * 1000)
+        per_input.append(statistics.median(runs))
+    per_input.sort()
+    return {
+        "p50": statistics.median(per_input),
+        "p95": per_input[int(0.95 * (len(per_input) - 1))],
+        "n": len(per_input),
+    }
+
+
+def synthetic_answers(benign: list[str]) -> list[tuple[str, str, str]]:
+    """(answer, source text, question) triples quoting the corpus, with a trailing question to strip."""
+    out = []
+    for i, chunk in enumerate(corpus_chunks()):
+        sentences = re.split(r"(?<=[.!?])\s+", " ".join(chunk.split()))
+        answer = f"According to the documents, {' '.join(sentences[1:3])} [S1] Would you like to know more?"
+        out.append((answer, chunk, benign[i % len(benign)]))
+    return out
+
+
+def stream_answer(answer: str) -> str:
+    """Stream an answer word by word through a StreamRedactor."""
+    redactor = StreamRedactor()
+    return "".join(redactor.feed(word) for word in re.findall(r"\S+\s*", answer)) + redactor.flush()
+
+
+def bench_latency(datasets: Path, benign: list[str], embed: Callable | None) -> dict[str, dict[str, float]]:
+    """Added latency per detector, over typical inputs."""
+    bipia = datasets / "bipia"
+    attacks = [a for f in ("text_attack_test.json", "code_attack_test.json") for v in load_attacks(bipia, f).values()
+               for a in v]  # fmt: skip
+    presidio = [r["full_text"] for r in json.loads((datasets / "presidio" / "synth_dataset_v2.json").read_text())]
+    messages = benign + attacks + presidio
+    chunks = corpus_chunks()
+    answers = synthetic_answers(benign)
+    faq = load_faq(ROOT / "data" / "faq.yaml")
+    out = {
+        "guardrail_input: check_input": timed(lambda m: check_input(m), messages),
+        "  find_pii": timed(lambda m: find_pii(m), messages),
+        "  score_injection (user)": timed(lambda m: score_injection(m), messages),
+        "  score_toxicity": timed(lambda m: score_toxicity(m), messages),
+        "chunk scan: score_injection (document)": timed(lambda c: score_injection(c, "document"), chunks),
+        "triage_intent: classify_intent": timed(lambda q: classify_intent(q), benign),
+        "triage_faq: match_faq": timed(lambda q: match_faq(q, faq), benign),
+        "validate_tone: check_tone": timed(lambda a: check_tone(a[0], a[2]), answers),
+        "validate_sources: check_grounding (lexical)": timed(lambda a: check_grounding(a[0], {"S1": a[1]}), answers),
+        "guardrail_output: check_output": timed(lambda a: check_output(a[0], a[1], a[2], SYSTEM_PROMPT), answers),
+        "streaming: StreamRedactor, whole answer": timed(lambda a: stream_answer(a[0]), answers),
+    }
+    if embed is not None:
+        out["validate_sources: check_grounding (+MiniLM)"] = timed(
+            lambda a: check_grounding(a[0], {"S1": a[1]}, embed=embed), answers
+        )
+    return out
+
+
+def load_embedder(cache_dir: Path) -> Callable | None:
+    """The offline MiniLM embedder when its files are in the cache, else None."""
+    from backend.rag.embeddings import OfflineMiniLM, onnx_dir
+
+    root = onnx_dir(cache_dir)
+    return OfflineMiniLM(root) if (root / "onnx" / "model.onnx").exists() else None
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def markdown(inj: dict, pii: dict, triage: dict, latency: dict) -> str:
+    """The results as Markdown tables."""
+    t = str(inj["threshold"])
+    lines = [f"### Prompt injection (threshold {t})", "", "| set | n | flagged |", "|---|---|---|"]
+    rows = [
+        ("BIPIA direct, all test attacks (user input)", inj["direct_all"]),
+        ("BIPIA direct, instruction-hijack categories", inj["direct_hijack"]),
+        ("BIPIA direct, task-request categories", inj["direct_task"]),
+        ("BIPIA direct, train split hijack categories (dev set)", inj["direct_train_hijack"]),
+        ("BIPIA indirect, in e-mails, per chunk (document)", inj["indirect_all"]),
+        ("BIPIA indirect, task-request categories only", inj["indirect_task"]),
+        ("FPR: benign questions (user input)", inj["fpr_benign_questions"]),
+        ("FPR: clean BIPIA e-mails (document)", inj["fpr_clean_emails"]),
+        ("FPR: sample-corpus chunks (document)", inj["fpr_corpus_chunks"]),
+        ("FPR: Vaswani abstracts (document)", inj["fpr_vaswani"]),
+    ]
+    lines += [f"| {name} | {r['n']} | {pct(r[t])} |" for name, r in rows]
+    lines += ["", "Threshold sweep (flagged share):", "", "| set | " + " | ".join(map(str, THRESHOLDS)) + " |",
+              "|---" * (len(THRESHOLDS) + 1) + "|"]  # fmt: skip
+    for name, r in rows:
+        lines.append(f"| {name} | " + " | ".join(pct(r[str(x)]) for x in THRESHOLDS) + " |")
+    lines += ["", "| BIPIA category | direct | indirect |", "|---|---|---|"]
+    lines += [f"| {cat} | {pct(v['direct'][t])} | {pct(v['indirect'][t])} |" for cat, v in inj["per_category"].items()]
+    lines += ["", "### PII on presidio synth_dataset_v2 (overlap match)", "",
+              "| type | gold spans | recall | precision | exact span |", "|---|---|---|---|---|"]  # fmt: skip
+    per_type = dict(pii["per_type"])
+    per_type["all six (micro)"] = {
+        k: sum(v[k] for v in pii["per_type"].values()) for k in ("gold", "found", "exact", "predicted", "correct")
+    }
+    for kind, s in per_type.items():
+        recall, precision = s["found"] / s["gold"], s["correct"] / max(1, s["predicted"])
+        lines.append(f"| {kind} | {s['gold']} | {pct(recall)} | {pct(precision)} | {pct(s['exact'] / s['gold'])} |")
+    lines += ["", f"Reference: {PRESIDIO_REFERENCE}"]
+    unmapped = ", ".join(f"{k} {v}" for k, v in sorted(pii["unmapped"].items(), key=lambda kv: -kv[1]))
+    lines += ["", f"Not redacted (no mapping): {unmapped}.", f"PII matches in the benign questions: "
+              f"{pii['benign_false_matches']}.", "", "### Other detectors on the benign questions", "",
+              "| check | count |", "|---|---|"]  # fmt: skip
+    lines += [f"| {k} | {v} |" for k, v in triage.items()]
+    lines += ["", "### Added latency (ms, one CPU thread, median of 3 runs per input)", "",
+              "| node / detector | inputs | p50 | p95 |", "|---|---|---|---|"]  # fmt: skip
+    lines += [f"| {k} | {v['n']} | {v['p50']:.3f} | {v['p95']:.3f} |" for k, v in latency.items()]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Run every benchmark, print Markdown, optionally write JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "ragline")
+    parser.add_argument("--no-embed", action="store_true", help="skip the MiniLM grounding timing")
+    args = parser.parse_args()
+    benign = [q for q in (ROOT / "data" / "benign_questions.txt").read_text().splitlines() if q.strip()]
+    embed = None if args.no_embed else load_embedder(args.cache_dir)
+    results = {
+        "injection": bench_injection(args.datasets, benign),
+        "pii": bench_pii(args.datasets, benign),
+        "triage": bench_triage(benign),
+        "latency": bench_latency(args.datasets, benign, embed),
+    }
+    print(markdown(results["injection"], results["pii"], results["triage"], results["latency"]))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
