@@ -9,33 +9,47 @@ export interface Badge {
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+const ROUTE_LABELS: Record<string, Badge> = {
+  faq: { label: "answered from FAQ", tone: "info" },
+  blocked: { label: "blocked by guardrail", tone: "warn" },
+  off_topic: { label: "outside the documents", tone: "info" },
+  mention: { label: "unknown document", tone: "warn" },
+  greeting: { label: "small talk", tone: "info" },
+  thanks: { label: "small talk", tone: "info" },
+  chitchat: { label: "small talk", tone: "info" },
+  goodbye: { label: "small talk", tone: "info" },
+};
+
 function triageBadges(triage: Record<string, unknown>): Badge[] {
-  const out: Badge[] = [];
-  const route = [triage.route, triage.source, triage.path, triage.kind, triage.category].find(
-    (v): v is string => typeof v === "string" && v.length > 0,
-  );
-  if (triage.faq === true || route?.toLowerCase() === "faq") {
-    out.push({ label: "answered from FAQ", tone: "info" });
-  } else if (route) {
-    out.push({ label: route.replace(/_/g, " "), tone: "info", title: "triage" });
-  }
-  return out;
+  const route = typeof triage.route === "string" ? triage.route : "";
+  if (!route) return [];
+  return [ROUTE_LABELS[route] ?? { label: route.replace(/_/g, " "), tone: "info", title: "triage" }];
 }
 
 function validationBadges(validation: Record<string, unknown>): Badge[] {
   const out: Badge[] = [];
-  const grounded = num(validation.grounded) ?? num(validation.groundedness) ?? num(validation.grounded_score);
-  if (grounded !== undefined) {
-    out.push({ label: `grounded ${grounded.toFixed(2)}`, tone: grounded >= 0.7 ? "good" : "warn" });
-  } else if (typeof validation.grounded === "boolean") {
-    out.push({ label: validation.grounded ? "grounded" : "not grounded", tone: validation.grounded ? "good" : "warn" });
+  const sources = obj(validation.sources);
+  const confidence = num(sources?.confidence);
+  if (sources && confidence !== undefined) {
+    const grounded = sources.grounded === true;
+    out.push({
+      label: `grounded ${confidence.toFixed(2)}`,
+      tone: grounded ? "good" : "warn",
+      title: grounded ? "every claim is supported by its sources" : "some sentences are not supported by the sources",
+    });
   }
-  if (validation.pii_redacted === true || num(validation.pii_redacted)) {
+  const input = obj(validation.input);
+  const categories = Array.isArray(input?.categories) ? (input?.categories as unknown[]) : [];
+  if (categories.some((c) => typeof c === "string" && c.startsWith("pii:"))) {
     out.push({ label: "PII redacted", tone: "warn" });
   }
-  if (validation.passed === false || validation.valid === false) {
-    const reason = typeof validation.reason === "string" ? validation.reason : undefined;
-    out.push({ label: "failed validation", tone: "warn", title: reason });
+  const output = obj(validation.output_guardrail);
+  if (output && output.safe === false) {
+    const issues = Array.isArray(output.issues) ? output.issues.join(", ") : undefined;
+    out.push({ label: "answer adjusted", tone: "warn", title: issues });
   }
   return out;
 }

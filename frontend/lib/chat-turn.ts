@@ -54,6 +54,8 @@ export function applyChatEvent(m: ChatMessage, ev: ChatEvent, now: number): Chat
       return { ...m, steps: applyStatus(m.steps ?? [], ev.data, now) };
     case "token":
       return { ...m, content: m.content + ev.data.text };
+    case "replace":
+      return { ...m, content: ev.data.text };
     case "sources":
       return { ...m, sources: ev.data.sources };
     case "done":

@@ -81,7 +81,15 @@ export class SseParser {
   }
 }
 
-const KNOWN_EVENTS = new Set<keyof ChatEventMap>(["metadata", "status", "token", "sources", "done", "error"]);
+const KNOWN_EVENTS = new Set<keyof ChatEventMap>([
+  "metadata",
+  "status",
+  "token",
+  "replace",
+  "sources",
+  "done",
+  "error",
+]);
 
 /** A parsed frame as a typed chat event, or null for unknown events and undecodable data. */
 export function toChatEvent(frame: SseFrame): ChatEvent | null {

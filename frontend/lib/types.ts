@@ -61,10 +61,17 @@ export interface ErrorEvent {
 }
 
 /** SSE event name -> data payload. */
+/** The final answer differs from the streamed tokens (tone rewrite, output guardrail, removed citations). */
+export interface ReplaceEvent {
+  text: string;
+  reason: string;
+}
+
 export interface ChatEventMap {
   metadata: MetadataEvent;
   status: StatusEvent;
   token: TokenEvent;
+  replace: ReplaceEvent;
   sources: SourcesEvent;
   done: DoneEvent;
   error: ErrorEvent;

@@ -8,10 +8,23 @@ describe("badgesFromDone", () => {
     expect(badgesFromDone(done).map((b) => b.label)).toEqual(["from documents"]);
     const labels = badgesFromDone({
       ...done,
-      triage: { route: "faq" },
-      validation: { grounded: 0.923, pii_redacted: true },
+      triage: { route: "faq", skip_llm: true, triage_log: [] },
+      validation: {
+        sources: { grounded: true, confidence: 0.923 },
+        input: { action: "redact", categories: ["pii:email"] },
+        output_guardrail: { safe: false, issues: ["unknown_url:x.example"] },
+      },
     }).map((b) => b.label);
-    expect(labels).toEqual(["from documents", "answered from FAQ", "grounded 0.92", "PII redacted"]);
+    expect(labels).toEqual(["from documents", "answered from FAQ", "grounded 0.92", "PII redacted", "answer adjusted"]);
+  });
+
+  it("shows nothing for an empty triage route or a clean validation", () => {
+    const labels = badgesFromDone({
+      ...done,
+      triage: { route: "", skip_llm: false },
+      validation: { input: { action: "pass", categories: [] }, output_guardrail: { safe: true, issues: [] } },
+    }).map((b) => b.label);
+    expect(labels).toEqual(["from documents"]);
   });
 
   it("is empty without a done event", () => {

@@ -53,6 +53,13 @@ describe("applyChatEvent", () => {
     expect(m.steps?.[0].endedAt).toBe(5);
   });
 
+  it("shows the replacement text as soon as a replace event arrives", () => {
+    let m = applyChatEvent(streaming, { event: "token", data: { text: "Staff get 28 days 😀." } }, 1);
+    m = applyChatEvent(m, { event: "replace", data: { text: "Staff get 28 days.", reason: "tone: emoji" } }, 2);
+    expect(m.content).toBe("Staff get 28 days.");
+    expect(m.state).toBe("streaming");
+  });
+
   it("records an error event", () => {
     const m = applyChatEvent(streaming, { event: "error", data: { code: "model_error", message: "boom" } }, 9);
     expect(m).toMatchObject({ state: "error", error: { code: "model_error", message: "boom" }, endedAt: 9 });
