@@ -2,7 +2,7 @@ import { expect, test } from "./fixtures";
 
 test("a question shows status steps, then streamed text, then sources", async ({ chat }) => {
   await chat.goto();
-  await chat.ask("How much does a Zephyr-9 service cost?");
+  await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
   const answer = chat.lastAnswer();
 
   await expect(answer.step("router")).toBeVisible();
@@ -68,7 +68,7 @@ test("mode switch sends the chosen mode", async ({ chat, page }) => {
   await chat.goto();
   await chat.setMode("Chat");
   const request = page.waitForRequest("**/api/chat/stream");
-  await chat.ask("How much does a Zephyr-9 service cost?");
+  await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
   expect((await request).postDataJSON()).toMatchObject({ mode: "chat" });
   const answer = await chat.waitForAnswerDone();
   await expect(answer.step("retriever")).toHaveCount(0);

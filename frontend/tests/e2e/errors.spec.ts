@@ -60,7 +60,7 @@ test("backend down: a clear message, the question kept, and Retry works once it 
 test("connection drop mid-answer: the partial text stays and the error says what happened", async ({ page }) => {
   const chat = new ChatPage(page);
   await page.goto(frontend.url);
-  await chat.ask("How much does a Zephyr-9 service cost?");
+  await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
   const answer = chat.lastAnswer();
   await expect.poll(() => answer.textLength()).toBeGreaterThan(10);
   await backend.stop();
@@ -68,7 +68,7 @@ test("connection drop mid-answer: the partial text stays and the error says what
   await expect(answer.root).toHaveAttribute("data-state", "error");
   await expect(answer.error).toContainText(/connection|ended before/i);
   expect(await answer.textLength()).toBeGreaterThan(10);
-  await expect(chat.composer).toHaveValue("How much does a Zephyr-9 service cost?");
+  await expect(chat.composer).toHaveValue("What does servicing a second Zephyr-9 unit in the same visit cost?");
 
   await backend.start();
   await answer.retryButton.click();
@@ -89,13 +89,13 @@ test("an `event: error` from the model is shown with its message", async ({ page
     const chat = new ChatPage(page);
     await page.goto(ui.url);
     await chat.setMode("Chat");
-    await chat.ask("hello");
+    await chat.ask("Tell me something interesting");
     const answer = chat.lastAnswer();
     await expect(answer.root).toHaveAttribute("data-state", "error");
     await expect(answer.error).toContainText("model_unreachable");
     await expect(answer.error).toContainText("Could not reach");
     await expect(answer.retryButton).toBeVisible();
-    await expect(chat.composer).toHaveValue("hello");
+    await expect(chat.composer).toHaveValue("Tell me something interesting");
     await chat.screenshot("error-event");
   } finally {
     await ui.stop();

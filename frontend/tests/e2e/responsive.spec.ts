@@ -29,7 +29,7 @@ test.describe("dark theme", () => {
     await chat.goto();
     const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(await bg()).toBe("rgb(20, 22, 26)");
-    await chat.ask("How much does a Zephyr-9 service cost?");
+    await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
     const answer = await chat.waitForAnswerDone();
     await answer.sourcesButton.click();
     await chat.screenshot("dark-theme");

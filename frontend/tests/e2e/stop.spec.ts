@@ -36,7 +36,7 @@ test("Stop aborts the stream; the partial answer stays, marked as stopped", asyn
 
 test("Esc stops a streaming answer from the keyboard", async ({ chat, page }) => {
   await chat.goto();
-  await chat.ask("How much does a Zephyr-9 service cost?");
+  await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
   const answer = chat.lastAnswer();
   await expect.poll(() => answer.textLength()).toBeGreaterThan(5);
   await page.keyboard.press("Escape");

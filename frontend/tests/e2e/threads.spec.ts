@@ -2,7 +2,7 @@ import { backendUrl, expect, test } from "./fixtures";
 
 test("the thread id is in the URL and a reload restores the conversation with its sources", async ({ chat, page }) => {
   await chat.goto();
-  await chat.ask("What is the notice period for permanent employees?");
+  await chat.ask("According to the handbook, what notice must permanent employees give?");
   await chat.waitForAnswerDone();
   const threadId = chat.threadIdFromUrl();
   expect(threadId).toMatch(/^[0-9a-f-]{36}$/);
@@ -15,7 +15,7 @@ test("the thread id is in the URL and a reload restores the conversation with it
 
   await page.reload();
   await expect(chat.userMessages()).toHaveText([
-    "What is the notice period for permanent employees?",
+    "According to the handbook, what notice must permanent employees give?",
     "And how long is the probation period?",
   ]);
   await expect(chat.answers()).toHaveCount(2);
@@ -29,7 +29,7 @@ test("the thread id is in the URL and a reload restores the conversation with it
   const other = await page.context().newPage();
   await other.goto(`/?thread=${threadId}`);
   await expect(other.locator('[data-role="user"]').first()).toHaveText(
-    "What is the notice period for permanent employees?",
+    "According to the handbook, what notice must permanent employees give?",
   );
   await other.close();
 });
@@ -41,7 +41,7 @@ test("threads can be opened, renamed and deleted from the sidebar", async ({ cha
   const first = chat.threadIdFromUrl()!;
   await page.getByRole("button", { name: "+ New chat" }).click();
   await expect(page).toHaveURL(/\/$/);
-  await chat.ask("How much does a Zephyr-9 service cost?");
+  await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
   await chat.waitForAnswerDone();
   const second = chat.threadIdFromUrl()!;
   expect(second).not.toBe(first);
