@@ -81,7 +81,7 @@ class Settings(BaseSettings):
     chunk_target_tokens: int = Field(200, ge=20, description="Target chunk size in tokens.")
     chunk_overlap_tokens: int = Field(30, ge=0, description="Overlap between consecutive chunks of a section.")
     reranker: Literal["auto", "flashrank", "embedding", "none"] = Field(
-        "auto", description="auto: FlashRank when its model folder exists, else the embedding fallback."
+        "auto", description="auto: FlashRank when its model folder exists, else hybrid fusion order (measured best)."
     )
     flashrank_dir: Path | None = Field(
         None, description="Folder holding FlashRank models; unset means cache_dir/flashrank."

@@ -56,14 +56,18 @@ class EmbeddingReranker:
 class FusionOrder:
     """No reranking: keep the hybrid fusion order (scores are the fusion scores)."""
 
-    name = "none"
+    name = "none (hybrid fusion order)"
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         return [float(len(texts) - i) for i in range(len(texts))]
 
 
 def choose_reranker(setting: str, flashrank_dir: Path, flashrank_model: str, embed: Any, embed_query: Any) -> Reranker:
-    """The reranker named by `setting` ("auto" prefers FlashRank when its model folder exists)."""
+    """The reranker named by `setting`; "auto" is FlashRank when its model folder exists, else fusion order.
+
+    Fusion order is the measured fallback: on Vaswani, re-scoring with the same MiniLM (embedding-cosine) returned
+    exactly the vector top 10 and lost 8.7% nDCG@10 against plain hybrid fusion, at 5x the latency.
+    """
     if setting in ("auto", "flashrank") and (flashrank_dir / flashrank_model).is_dir():
         try:
             return FlashRankReranker(flashrank_model, flashrank_dir)
@@ -71,6 +75,6 @@ def choose_reranker(setting: str, flashrank_dir: Path, flashrank_model: str, emb
             log.warning("FlashRank model in %s could not be loaded (%s); using the fallback", flashrank_dir, exc)
     elif setting == "flashrank":
         log.warning("FlashRank model folder %s is missing; using the fallback", flashrank_dir / flashrank_model)
-    if setting == "none":
-        return FusionOrder()
-    return EmbeddingReranker(embed, embed_query)
+    if setting == "embedding":
+        return EmbeddingReranker(embed, embed_query)
+    return FusionOrder()

@@ -113,8 +113,7 @@ class HybridRetriever:
             clock = now
 
         versions = self.index.active_versions()
-        names = {d.name.lower(): d.id for d in self.index.documents() if d.version > 0}
-        scope = [names[n.lower()] for n in documents or [] if n.lower() in names] or None
+        scope = self._scope(documents) if documents else None
         if documents and not scope:
             return SearchResult([], timings)
         plan = [(q, scope) for q in dict.fromkeys([query, *(variants or [])])]
@@ -144,6 +143,11 @@ class HybridRetriever:
         chosen = trim(passages, k, budget or self.config.token_budget)
         timings["total"] = round(sum(timings.values()), 2)
         return SearchResult([to_source(i, p) for i, p in enumerate(chosen, start=1)], timings)
+
+    def _scope(self, documents: list[str]) -> list[str] | None:
+        """Ids of the named searchable documents (case-insensitive), or None when none of them exists."""
+        names = {d.name.lower(): d.id for d in self.index.documents() if d.version > 0}
+        return [names[n.lower()] for n in documents if n.lower() in names] or None
 
     def _vector(self, query: str, ids: list[str] | None, versions: dict[str, int]) -> tuple[list[Key], bool]:
         """Vector hits as keys (active versions only) and whether any is within the relevance distance."""
