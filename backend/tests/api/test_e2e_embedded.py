@@ -45,7 +45,11 @@ def test_embedded_model_streams_real_tokens_with_sources_then_answers_follow_up(
         assert names[0] == "metadata" and names[-1] == "done", names
         tokens = [d["text"] for n, d in first if n == "token"]
         done = first[-1][1]
-        assert len(tokens) >= 2 and "".join(tokens).strip() == done["answer"]
+        # short answers may arrive as one event: the PII gate releases digits only once they cannot be a number
+        assert tokens and all(tokens) and "".join(tokens).strip() == done["answer"]
+        order = [(n, d.get("node"), d.get("phase")) for n, d in first]
+        first_token = order.index(("token", None, None))
+        assert order.index(("status", "generator", "start")) < first_token < order.index(("status", "generator", "end"))
         # the small model may quote the 12-month rule or the 6-month server-room rule; both come from the manual
         assert re.search(r"\b(12|6|twelve|six)\b", done["answer"], re.IGNORECASE) and "month" in done["answer"].lower()
         sources = dict(first)["sources"]["sources"]
