@@ -18,8 +18,11 @@ a follow-up whose prefix (system prompt + history) is still in the slot's KV cac
 By default the script waits, untimed, for the rolling-summary update that follows each turn (a user reading
 the answer); --no-summary-wait sends the next turn at once, which cancels it.
 
+The FAQ triage (data/faq.yaml) is on, as in the product: a turn it answers never reaches the router, so only its
+follow-up verdict is scored and it is timed apart; --no-faq turns it off to exercise the memory rules on every turn.
 --fake uses the scripted fake model (RAG_LLM_BACKEND=fake): the rules are exercised exactly, the "rewrite" is the
-question itself plus the entity rule, and TTFT means nothing. Figures are reported, never enforced: exit code 0.
+question itself plus the entity rule, and TTFT means nothing. --rescore scores an earlier --json run against the
+current YAML without running anything. Figures are reported, never enforced: exit code 0.
 """
 
 import argparse
@@ -176,6 +179,7 @@ async def run_turn(client: httpx.AsyncClient, clock: SendClock, app: Any, thread
         "decision_reason": decision.get("reason", ""),
         "rewritten_query": done.get("rewritten_query") or state.get("rewritten_query", ""),
         "scope": list(state.get("targeted_documents") or []),
+        "context_documents": sorted({d["document"] for d in state.get("documents") or []}),
         "scope_source": state.get("scope_source", ""),
         "intent": state.get("intent", ""),
         "triage": triage_label(triage) if triage.get("skip_llm") else None,
