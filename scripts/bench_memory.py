@@ -482,7 +482,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="qwen2.5-coder-0.5b", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
     parser.add_argument("--dialogues", type=int, default=None, help="run only the first N dialogues")
-    parser.add_argument("--json", type=Path, default=None, help="write every turn and the metrics here")
+    parser.add_argument("--json", type=Path, default=None, help="write the run and every turn (expected, got, score)")
     parser.add_argument("--fake", action="store_true", help="scripted fake model: rule accuracy only")
     parser.add_argument("--no-faq", action="store_true", help="turn the FAQ triage off (RAG_FAQ_PATH unset)")
     parser.add_argument("--no-summary-wait", action="store_true", help="send the next turn without waiting")

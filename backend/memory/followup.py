@@ -20,8 +20,9 @@ REFERENCE_RE = re.compile(
     re.IGNORECASE,
 )
 PAST_CONVERSATION_RE = re.compile(
-    r"\b(what (did|have) we (discuss|talk|cover)\w*|we (discussed|talked about|covered)|earlier|before|"
-    r"previous(ly)? (question|answer)s?|you (said|told me|mentioned)|so far)\b",
+    r"\b((what|which)( \w+)? (did |have )?(we|i|you) (discuss|talk|cover|ask|say|mention)\w*|"
+    r"previous(ly)? (question|answer)s?|you (said|told me|mentioned)|"
+    r"(so far|earlier|before) in (this|our) (conversation|chat)|what did we \w+ (earlier|before|so far))\b",
     re.IGNORECASE,
 )
 ENTITY_RE = re.compile(

@@ -76,3 +76,11 @@ def test_with_entity_adds_the_main_entity_only_when_every_one_was_dropped():
     assert with_entity("How much does it cost?", ["Zephyr-9", "E7"]) == "How much does it cost? (Zephyr-9)"
     assert with_entity("What does E7 mean?", ["Zephyr-9", "E7"]) == "What does E7 mean?"
     assert with_entity("How much?", []) == "How much?"
+
+
+def test_questions_about_the_conversation_are_told_apart_from_document_questions_with_before():
+    from backend.memory.followup import PAST_CONVERSATION_RE
+
+    assert PAST_CONVERSATION_RE.search("What did we discuss earlier?")
+    assert PAST_CONVERSATION_RE.search("Which topics have we covered so far?")
+    assert not PAST_CONVERSATION_RE.search("How many days before departure must flights be booked?")
