@@ -1,6 +1,7 @@
 """Shared fixtures: a fake-model app on a temp data dir with the sample corpus, and an HTTP client."""
 
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
@@ -11,6 +12,7 @@ from fastapi import FastAPI
 from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
+from backend.tests.ollama_double import OllamaDouble, serve_ollama
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "data" / "documents"
 
@@ -45,3 +47,19 @@ async def app(settings: Settings) -> AsyncIterator[FastAPI]:
 async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test", timeout=60) as c:
         yield c
+
+
+@pytest.fixture
+def no_model_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No RAG_* or OLLAMA_HOST from the caller's shell, and no .env file from the working directory."""
+    for name in list(os.environ):
+        if name.startswith("RAG_") or name == "OLLAMA_HOST":
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def ollama(no_model_env: None) -> Iterator[OllamaDouble]:
+    """An Ollama wire-format double for one test, with the caller's model environment cleared."""
+    with serve_ollama() as double:
+        yield double

@@ -1,7 +1,6 @@
 """The whole app on the ollama backend: chat turns over HTTP against the Ollama wire-format double."""
 
-import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -12,29 +11,16 @@ from fastapi import FastAPI
 
 from backend.main import create_app
 from backend.settings import Settings
-from backend.tests.ollama_double import OllamaDouble, Reply, serve_ollama, unreachable_url
+from backend.tests.ollama_double import Reply, unreachable_url
 from backend.tests.sse import parse_sse
+
+pytestmark = pytest.mark.usefixtures("no_model_env")  # every test here ignores the caller's RAG_* shell
 
 ANSWER = "The answer is forty-two, as the guide says."
 CHECKS_IN = ("guardrail_input", "triage_relevance", "triage_faq", "triage_intent")
 CHECKS_OUT = ("validate_sources", "validate_tone", "guardrail_output", "memory")
 RUNNER_DIED = "llama runner process has terminated: signal: killed"
 REFUNDS = "# Refunds\n\nAnnual plans can be refunded within 30 days of purchase. Monthly plans are not refundable."
-
-
-@pytest.fixture(autouse=True)
-def _no_model_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No RAG_* or OLLAMA_HOST from the caller's shell, and no .env file from the working directory."""
-    for name in list(os.environ):
-        if name.startswith("RAG_") or name == "OLLAMA_HOST":
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-
-
-@pytest.fixture
-def ollama() -> Iterator[OllamaDouble]:
-    with serve_ollama() as double:
-        yield double
 
 
 @asynccontextmanager

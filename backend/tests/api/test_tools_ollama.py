@@ -1,10 +1,14 @@
 """The bounded tool loop, end to end through the app on the Ollama wire-format double."""
 
-from backend.tests.api.test_chat_ollama import REFUNDS, _no_model_env, ollama, ollama_app, stream_turn  # noqa: F401
+import pytest
+
+from backend.tests.api.test_chat_ollama import REFUNDS, ollama_app, stream_turn
 from backend.tests.ollama_double import Reply
 
+pytestmark = pytest.mark.usefixtures("no_model_env")  # every test here ignores the caller's RAG_* shell
 
-async def test_model_searches_with_a_tool_and_cites_the_found_source_by_ledger_id(ollama, tmp_path):  # noqa: F811
+
+async def test_model_searches_with_a_tool_and_cites_the_found_source_by_ledger_id(ollama, tmp_path):
     ollama.script(
         Reply(text="", tool_calls=[{"name": "search_knowledge_base", "arguments": {"query": "refund annual plans"}}]),
         Reply(text="Annual plans: within 30 days [S1]."),
@@ -29,7 +33,7 @@ async def test_model_searches_with_a_tool_and_cites_the_found_source_by_ledger_i
     assert [e["id"] for e in memory["ledger"]] == ["S1"]
 
 
-async def test_tool_rounds_are_bounded_then_the_model_must_answer(ollama, tmp_path):  # noqa: F811
+async def test_tool_rounds_are_bounded_then_the_model_must_answer(ollama, tmp_path):
     loop = Reply(text="", tool_calls=[{"name": "lookup_past_conversation", "arguments": {"topic": "refunds"}}])
     ollama.script(loop, loop, loop, Reply(text="We have not discussed refunds yet."))
     async with ollama_app(tmp_path, ollama.base_url) as (_, client):

@@ -1,7 +1,5 @@
 """The Ollama backend at the model layer, against the wire-format double in backend/tests/ollama_double.py."""
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,24 +9,11 @@ from ollama import ResponseError
 from backend.llm.factory import open_models
 from backend.llm.ollama import ollama_chat_model
 from backend.settings import Settings
-from backend.tests.ollama_double import EMBED_MODEL, OllamaDouble, Reply, cosine, serve_ollama, word_pieces
+from backend.tests.ollama_double import EMBED_MODEL, Reply, cosine, serve_ollama, word_pieces
+
+pytestmark = pytest.mark.usefixtures("no_model_env")  # every test here ignores the caller's RAG_* shell
 
 ANSWER = "Paris is the capital of France."
-
-
-@pytest.fixture(autouse=True)
-def _no_model_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No RAG_* or OLLAMA_HOST from the caller's shell, and no .env file from the working directory."""
-    for name in list(os.environ):
-        if name.startswith("RAG_") or name == "OLLAMA_HOST":
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-
-
-@pytest.fixture
-def ollama() -> Iterator[OllamaDouble]:
-    with serve_ollama() as double:
-        yield double
 
 
 def ollama_settings(tmp_path: Path, base_url: str, **overrides) -> Settings:
