@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+
 LlmBackend = Literal["embedded", "ollama", "fake"]
 EmbeddedModel = Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
 
@@ -38,6 +39,26 @@ class Settings(BaseSettings):
     embedded_model: EmbeddedModel = Field("qwen2.5-coder-1.5b", description="GGUF model for the embedded backend.")
     embedded_ctx: int = Field(4096, description="Context window of the embedded model, in tokens.")
     embedded_threads: int = Field(0, description="CPU threads for llama.cpp; 0 means all cores.")
+    embedded_slots: int = Field(2, ge=1, le=16, description="Requests the embedded llama.cpp server runs at once.")
+    embedded_kv_type: Literal["f16", "q8_0"] = Field(
+        "f16", description="KV cache precision of the embedded model; q8_0 halves its memory and saved files."
+    )
+    embedded_cache_ram_mb: int = Field(
+        2048, ge=0, description="llama.cpp's host-memory prompt cache, which serves threads you switch back to."
+    )
+    embedded_cache_reuse: int = Field(
+        256, ge=0, description="Smallest shifted chunk llama.cpp reuses from its KV cache (0: off)."
+    )
+    kv_cache_mb: float = Field(
+        2048.0, ge=0, description="Disk for saved KV caches of threads (restored after a restart); oldest dropped."
+    )
+    kv_cache_thread_mb: float = Field(50.0, ge=0, description="Largest KV cache file kept for one thread.")
+    model_concurrency: int = Field(
+        0,
+        ge=0,
+        description="Turns that use the model at once, the rest wait in order; 0: the embedded server's "
+        "slots, 1 for Ollama, unlimited for the fake model.",
+    )
     ollama_base_url: str = Field(
         "http://127.0.0.1:11434",
         validation_alias=AliasChoices("RAG_OLLAMA_BASE_URL", "OLLAMA_HOST"),
@@ -56,12 +77,23 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(600.0, description="Longest wait for one model request.")
 
     # conversation and retrieval
-    history_turns: int = Field(5, ge=0, description="Past exchanges the generator sees verbatim.")
+    history_turns: int = Field(
+        6, ge=0, description="Past exchanges the prompt shows verbatim before its window is cut to the last third."
+    )
+    history_token_budget: int = Field(
+        2000, ge=0, description="Tokens of past exchanges the prompt shows before its window is cut to the last third."
+    )
     memory_context_budget: int = Field(
         500, ge=0, description="Tokens of earlier turns' sources a follow-up may carry into its context."
     )
     retrieval_top_k: int = Field(4, ge=1, description="Chunks handed to the generator.")
     relevance_max_distance: float = Field(0.9, description="Cosine distance above which a chunk is not relevant.")
+    relevance_floor: float = Field(
+        -1.0, ge=-1.0, le=1.0, description="Cosine similarity a passage needs to reach the model (-1: no floor)."
+    )
+    relevance_margin: float = Field(
+        2.0, ge=0.0, le=2.0, description="A passage more than this below the best one's similarity is not sent."
+    )
     router_rag_distance: float = Field(
         0.75, description="Router probe: a question this close to a chunk goes to the documents path."
     )
@@ -91,6 +123,17 @@ class Settings(BaseSettings):
     chroma_url: str | None = Field(None, description="Chroma server URL; unset means on-disk Chroma in data_dir.")
     collection: str = Field(
         "ragline", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$", description="Chroma collection name."
+    )
+
+    # grounding
+    citation_repair: bool = Field(
+        True, description="Re-point, add or remove citation markers so each cites a passage that supports it."
+    )
+    not_found_reply: bool = Field(
+        True, description="Replace a documents answer none of whose claims a passage supports by an honest reply."
+    )
+    grounding_min_support: float = Field(
+        0.5, ge=0.0, le=1.0, description="Support (lexical and semantic, 0..1) a passage needs to back a claim."
     )
 
     # guardrails and triage
@@ -124,6 +167,18 @@ class Settings(BaseSettings):
     def checkpoint_path(self) -> Path:
         """SQLite file holding LangGraph checkpoints and thread metadata."""
         return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def kv_cache_path(self) -> Path:
+        """Saved KV caches of threads (llama.cpp's slot save path)."""
+        return self.data_dir / "kv"
+
+    @property
+    def concurrency(self) -> int:
+        """How many turns use the model at once (0: unlimited)."""
+        if self.llm_backend == "embedded":  # a turn is pinned to one llama.cpp slot
+            return min(self.model_concurrency or self.embedded_slots, self.embedded_slots)
+        return self.model_concurrency or (1 if self.llm_backend == "ollama" else 0)
 
     @property
     def ollama_embed_url(self) -> str:

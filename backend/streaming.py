@@ -1,90 +1,31 @@
-"""One chat turn as a sequence of typed SSE payloads, mapped from LangGraph's astream_events (v2)."""
+"""One chat turn as a sequence of typed SSE payloads, mapped from the graph's task, custom and message streams.
+
+Node start and end come from LangGraph's "tasks" stream; what a node decided comes from the node itself through
+the stream writer ("custom"); answer tokens come from the generator's model ("messages") through a PII gate.
+"""
 
 import logging
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import httpx
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
+from backend.contract.events import DoneEvent, ErrorEvent, ReplaceEvent, SourcesEvent, StatusEvent, TokenEvent
+from backend.contract.types import Mode, TurnRecord, Validation
 from backend.graph.deps import GraphDeps
-from backend.graph.state import ChatState, Mode, turn_input
+from backend.graph.report import NODE_LABELS, SILENT_NODES
+from backend.graph.state import turn_input
 from backend.guardrails.pii import known_pii
 from backend.guardrails.policy import check_input
+from backend.guardrails.repair import reason as repair_reason
 from backend.guardrails.stream import StreamRedactor
-from backend.schemas import (
-    DoneEvent,
-    ErrorEvent,
-    MetadataEvent,
-    ReplaceEvent,
-    SourceOut,
-    SourcesEvent,
-    StatusEvent,
-    TokenEvent,
-)
 
 log = logging.getLogger(__name__)
-
-NODE_LABELS = {
-    "guardrail_input": "Checking the message",
-    "triage_relevance": "Checking the topic",
-    "triage_faq": "Looking in the FAQ",
-    "triage_intent": "Recognising small talk",
-    "router": "Understanding question",
-    "rewriter": "Checking the conversation",
-    "retriever": "Searching documents",
-    "generator": "Writing answer",
-    "validate_sources": "Checking the answer against the sources",
-    "validate_tone": "Checking the tone",
-    "guardrail_output": "Checking the answer",
-    "memory": "Saving conversation",
-}
 ANSWER_NODE = "generator"
-
-
-def start_label(node: str, state: dict[str, Any]) -> str:
-    """Human text for a node that starts, naming targeted documents when the search is aimed."""
-    targeted = state.get("targeted_documents") or []
-    if node == "retriever" and targeted:
-        return f"Searching {', '.join(targeted)}…"
-    return NODE_LABELS[node] + "…"
-
-
-DECISION_LABELS = {
-    "fresh": "New question: searching afresh",
-    "reuse": "Follow-up: reusing the last answer's sources",
-    "both": "Follow-up: reusing the last sources and searching again",
-}
-
-
-def end_label(node: str, output: Any) -> str:
-    """Human text for a node that ended; unresolved @mentions and the context decision are said here."""
-    out = output if isinstance(output, dict) else {}
-    if node == "router" and out.get("mention_notes"):
-        return "; ".join(out["mention_notes"])
-    if node == "retriever" and out.get("dropped"):
-        return f"Ignored {len(out['dropped'])} passage(s) containing instructions aimed at the model"
-    if node == "rewriter" and out.get("context_decision"):
-        return DECISION_LABELS[out["context_decision"]["decision"]]
-    return NODE_LABELS[node]
-
-
-def end_detail(node: str, output: Any) -> str | None:
-    """What a node decided, for the status event at its end."""
-    if not isinstance(output, dict):
-        return None
-    if node == "router":
-        notes = "; ".join(output.get("mention_notes") or [])
-        return f"{output.get('intent')}: {output.get('route_reason')}" + (f" ({notes})" if notes else "")
-    if node == "rewriter":
-        decision = output.get("context_decision") or {}
-        return f"{output.get('rewritten_query')} ({decision.get('reason', '')})"
-    if node == "retriever":
-        dropped = output.get("dropped") or []
-        note = f"; dropped {len(dropped)} passage(s) that give the model instructions: {', '.join(dropped)}"
-        return f"{len(output.get('documents', []))} passages" + (note if dropped else "")
-    return None
+STREAM_MODES = ["tasks", "custom", "messages"]
 
 
 def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
@@ -102,21 +43,21 @@ def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
     return ErrorEvent(code="internal_error", message=f"The turn failed ({type(exc).__name__}); see the server log.")
 
 
-def replace_reason(state: ChatState) -> str:
+def replace_reason(validation: Validation) -> str:
     """Why the final answer differs from the streamed tokens."""
-    validation = state.get("validation", {})
     reasons = []
+    sources = validation.get("sources") or {}
+    if sources.get("not_found") == "replaced":
+        reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
+    if repairs := sources.get("repairs"):
+        reasons.append(repair_reason(repairs))
     if removed := validation.get("citations", {}).get("removed"):
         reasons.append(f"removed citations to sources that do not exist: {', '.join(removed)}")
-    if validation.get("tone", {}).get("adjustments"):
-        reasons.append("tone: " + ", ".join(validation["tone"]["adjustments"]))
+    if adjustments := validation.get("tone", {}).get("adjustments"):
+        reasons.append("tone: " + ", ".join(adjustments))
     if issues := validation.get("output_guardrail", {}).get("issues"):
         reasons.append("output guardrail: " + ", ".join(issues))
     return "; ".join(reasons) or "the answer was revised after streaming"
-
-
-def _source_out(sources: list) -> list[SourceOut]:
-    return [SourceOut.model_validate({k: v for k, v in s.items() if k != "text"}) for s in sources]
 
 
 class TokenGate:
@@ -126,15 +67,14 @@ class TokenGate:
         self.sent: list[str] = []
         self._redactor: StreamRedactor | None = None
 
-    def start(self, state: dict[str, Any]) -> None:
+    def start(self, node_input: dict[str, Any]) -> None:
         """A generator run starts: PII already in the question or the sources may be repeated."""
-        sources = "\n".join(d.get("text", "") for d in state.get("documents") or [])
-        self._redactor = StreamRedactor(allowed=known_pii(state.get("question", ""), sources))
+        sources = "\n".join(d.get("text", "") for d in node_input.get("documents") or [])
+        self._redactor = StreamRedactor(allowed=known_pii(node_input.get("question", ""), sources))
 
     def feed(self, text: str) -> TokenEvent | None:
         """The part of the token that is safe to send now."""
-        safe = self._redactor.feed(text) if self._redactor else text
-        return self._sent(safe)
+        return self._sent(self._redactor.feed(text) if self._redactor else text)
 
     def flush(self) -> TokenEvent | None:
         """Whatever the redactor still holds, at the end of the generator."""
@@ -154,90 +94,90 @@ def guarded_input(question: str, deps: GraphDeps) -> tuple[str, list[str]]:
     return verdict.text, sorted({m.type for m in verdict.matches})
 
 
+class EventMapper:
+    """Turns (mode, chunk) pairs of graph.astream into SSE payloads."""
+
+    def __init__(self) -> None:
+        self.gate = TokenGate()
+        self._reports: dict[str, dict] = {}
+
+    def map(self, mode: str, chunk: Any) -> list[BaseModel]:
+        """The payloads for one stream item (often none)."""
+        if mode == "messages":
+            message, meta = chunk
+            text = message.text if meta.get("langgraph_node") == ANSWER_NODE else ""
+            token = self.gate.feed(text) if text else None  # Ollama ends its stream with empty chunks
+            return [token] if token else []
+        if mode == "custom":
+            return self._custom(chunk)
+        return self._task(chunk) if mode == "tasks" else []
+
+    def _custom(self, item: dict) -> list[BaseModel]:
+        if item.get("kind") == "report":
+            self._reports[item["node"]] = item
+        elif item.get("kind") == "progress":
+            return [StatusEvent(node=item["node"], phase="progress", label=item["label"])]
+        return []
+
+    def _task(self, task: dict) -> list[BaseModel]:
+        node = task["name"]
+        if node in SILENT_NODES or node not in NODE_LABELS:
+            return []
+        if "input" in task:  # a task starts
+            if node == ANSWER_NODE:
+                self.gate.start(task["input"] or {})
+            return [StatusEvent(node=node, phase="start", label=NODE_LABELS[node] + "…")]
+        said = self._reports.pop(node, {})
+        end = StatusEvent(
+            node=node, phase="end", label=said.get("label") or NODE_LABELS[node], detail=said.get("detail")
+        )
+        rest = self.gate.flush() if node == ANSWER_NODE else None
+        return [rest, end] if rest else [end]
+
+
 async def turn_events(
-    graph: CompiledStateGraph,
-    deps: GraphDeps,
-    question: str,
-    mode: Mode,
-    thread_id: str,
-    run_id: str,
-    use_memory: bool = True,
+    graph: CompiledStateGraph, deps: GraphDeps, question: str, mode: Mode, thread_id: str, run_id: str, use_memory: bool
 ) -> AsyncIterator[BaseModel]:
-    """Run one turn, yielding metadata, status, token, replace, sources and done (or error) payloads in order."""
-    yield MetadataEvent(thread_id=thread_id, run_id=run_id)
+    """Run one turn, yielding status, token, replace, sources and done (or error) payloads in order."""
     config = {"configurable": {"thread_id": thread_id}, "run_id": run_id}
     stored_question, redactions = guarded_input(question, deps)
-    gate = TokenGate()
+    mapper = EventMapper()
+    request = turn_input(stored_question, mode, use_memory, redactions, run_id)
+    stream = graph.astream(request, config, context=deps, stream_mode=STREAM_MODES, durability="exit")
     try:
-        async for ev in graph.astream_events(
-            turn_input(stored_question, mode, use_memory, redactions),
-            config,
-            context=deps,
-            version="v2",
-            durability="sync",
-        ):
-            for payload in _payloads(ev, gate):
-                yield payload
-        state: ChatState = (await graph.aget_state(config)).values  # type: ignore[assignment]
-    except Exception as exc:  # the stream reports it; nothing half-written was committed to history
+        async with aclosing(stream) as items:
+            async for mode_, chunk in items:
+                for payload in mapper.map(mode_, chunk):
+                    yield payload
+        record = (await graph.aget_state(config)).values.get("turn_record")
+    except Exception as exc:  # the stream reports it; the caller discards what the turn wrote
         log.exception("turn failed on thread %s", thread_id)
         yield describe_error(exc, deps)
         return
-    for payload in final_events(state, "".join(gate.sent), thread_id):
+    for payload in final_events(record, "".join(mapper.gate.sent), thread_id):
         yield payload
 
 
-def _payloads(ev: dict[str, Any], gate: TokenGate) -> list[BaseModel]:
-    """SSE payloads for one graph event; generator tokens go through the PII gate."""
-    node = ev.get("metadata", {}).get("langgraph_node")
-    if ev["event"] == "on_chat_model_stream":
-        text = ev["data"]["chunk"].text if node == ANSWER_NODE else ""
-        token = gate.feed(text) if text else None  # Ollama ends its stream with empty chunks
-        return [token] if token else []
-    status = _map_event(ev)
-    if status is None:
-        return []
-    if ev.get("name") == ANSWER_NODE and ev["event"] == "on_chain_start":
-        gate.start(ev["data"].get("input") or {})
-    if ev.get("name") == ANSWER_NODE and ev["event"] == "on_chain_end":
-        rest = gate.flush()
-        return [rest, status] if rest else [status]
-    return [status]
-
-
-def final_events(state: ChatState, sent: str, thread_id: str) -> list[BaseModel]:
+def final_events(record: TurnRecord, sent: str, thread_id: str) -> list[BaseModel]:
     """What follows the graph: the answer (if nothing streamed) or a replacement, sources, then done."""
-    answer = state.get("answer", "")
+    answer = record["answer"]
     out: list[BaseModel] = []
     if not sent and answer:  # decided without the model (FAQ, small talk, a block, an unknown @mention)
         out.append(TokenEvent(text=answer))
     elif sent and answer != sent.strip():
-        out.append(ReplaceEvent(text=answer, reason=replace_reason(state)))
-    if state.get("sources"):
-        out.append(SourcesEvent(sources=_source_out(state["sources"])))
+        out.append(ReplaceEvent(text=answer, reason=replace_reason(record["validation"] or {})))
+    if record["sources"]:
+        out.append(SourcesEvent(sources=record["sources"]))
     out.append(
         DoneEvent(
             thread_id=thread_id,
-            question=state.get("question", ""),
+            question=record["question"],
             answer=answer,
-            intent=state.get("intent", "chat"),
-            rewritten_query=state.get("rewritten_query", state.get("question", "")),
-            route_reason=state.get("route_reason", ""),
-            triage=state.get("triage") or None,
-            validation=state.get("validation") or None,
+            intent=record["intent"],
+            rewritten_query=record["rewritten_query"],
+            route_reason=record["route_reason"],
+            triage=record["triage"],
+            validation=record["validation"],
         )
     )
     return out
-
-
-def _map_event(ev: dict[str, Any]) -> StatusEvent | None:
-    kind, name = ev["event"], ev.get("name", "")
-    if name not in NODE_LABELS or ev.get("metadata", {}).get("langgraph_node") != name:
-        return None
-    if kind == "on_chain_start":
-        return StatusEvent(node=name, phase="start", label=start_label(name, ev["data"].get("input") or {}))
-    if kind == "on_chain_end":
-        output = ev["data"].get("output")
-        detail = end_detail(name, output)
-        return StatusEvent(node=name, phase="end", label=end_label(name, output), detail=detail)
-    return None

@@ -2,22 +2,25 @@
 
 import asyncio
 import logging
-import time
-import uuid
 from collections.abc import AsyncIterator
-from typing import Annotated
+from contextlib import aclosing
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, HTTPException
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from backend.api.deps import Services, get_services
-from backend.memory.turns import Turn
-from backend.schemas import SSE_EVENTS, ChatRequest, ChatResponse, DoneEvent, ErrorEvent, SourcesEvent, StatusEvent
-from backend.streaming import turn_events
+from backend.api.deps import Services, ServicesDep
+from backend.api.errors import responses
+from backend.contract.api import ChatRequest, ChatResponse
+from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["chat"])
-ServicesDep = Annotated[Services, Depends(get_services)]
+STREAM_RESPONSE = {
+    200: {
+        "description": "Server-sent events: metadata, status…, token…, replace?, sources?, then done or error.",
+        "content": {"text/event-stream": {"itemSchema": {"$ref": "#/components/schemas/ChatStreamEvent"}}},
+    }
+}
 
 
 def _check_length(body: ChatRequest, services: Services) -> None:
@@ -28,60 +31,25 @@ def _check_length(body: ChatRequest, services: Services) -> None:
         raise HTTPException(413, f"message is {len(body.message)} characters; the limit is {limit}")
 
 
-async def _turn(body: ChatRequest, services: Services) -> AsyncIterator:
-    """The turn's payloads; records the turn before `done` goes out, then schedules the summary update."""
-    thread_id = body.thread_id or str(uuid.uuid4())
-    await services.summaries.settle(thread_id)  # never let a summary update race this turn
-    started = time.perf_counter()
-    steps: list[str] = []
-    sources: list[dict] = []
-    completed = False
-    async for event in turn_events(
-        services.graph, services.deps, body.message, body.mode, thread_id, str(uuid.uuid4()), body.use_memory
-    ):
-        if isinstance(event, StatusEvent) and event.phase == "end":
-            steps.append(f"{event.node}: {event.label}" + (f" ({event.detail})" if event.detail else ""))
-        elif isinstance(event, SourcesEvent):
-            sources = [s.model_dump() for s in event.sources]
-        elif isinstance(event, DoneEvent):
-            await _record(services, body, event, sources, steps, time.perf_counter() - started)
-            completed = True
-        yield event
-    if completed and body.use_memory:
-        services.summaries.schedule(thread_id)  # after `done` went out: off the latency path
+def _events(body: ChatRequest, services: Services) -> AsyncIterator:
+    return services.runner.events(body.message, body.mode, body.thread_id, body.use_memory)
 
 
-async def _record(
-    services: Services, body: ChatRequest, done: DoneEvent, sources: list[dict], steps: list[str], seconds: float
-) -> None:
-    question = done.question or body.message  # redacted when the policy redacts PII
-    await services.threads.touch(done.thread_id, question)
-    await services.turns.record(
-        Turn(
-            thread_id=done.thread_id,
-            question=question,
-            answer=done.answer,
-            rewritten_query=done.rewritten_query,
-            intent=done.intent,
-            sources=sources,
-            steps=steps,
-            provider=services.models.backend,
-            model=services.models.model,
-            latency_ms=round(seconds * 1000, 1),
-            use_memory=body.use_memory,
-        )
-    )
-
-
-@router.post("/chat/stream", summary="Stream one chat turn as server-sent events")
+@router.post(
+    "/chat/stream",
+    summary="Stream one chat turn as server-sent events",
+    response_class=EventSourceResponse,
+    responses={**STREAM_RESPONSE, **responses(413, 422)},
+)
 async def chat_stream(body: ChatRequest, services: ServicesDep) -> EventSourceResponse:
     """metadata, status…, token…, sources?, done | error."""
     _check_length(body, services)
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         try:
-            async for event in _turn(body, services):
-                yield ServerSentEvent(data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
+            async with aclosing(_events(body, services)) as events:  # a client that leaves stops the turn now
+                async for event in events:
+                    yield ServerSentEvent(data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
         except asyncio.CancelledError:
             log.info("client disconnected; turn cancelled and not recorded")
             raise
@@ -93,13 +61,18 @@ async def chat_stream(body: ChatRequest, services: ServicesDep) -> EventSourceRe
     )
 
 
-@router.post("/chat", response_model=ChatResponse, summary="Run one chat turn and return the whole answer")
+@router.post(
+    "/chat",
+    response_model=ChatResponse,
+    summary="Run one chat turn and return the whole answer",
+    responses=responses(413, 422, 502, 503),
+)
 async def chat(body: ChatRequest, services: ServicesDep) -> ChatResponse:
-    """The same turn as the stream, collected into one JSON body."""
+    """The same turn as the stream, collected into one JSON body (with its triage and validation)."""
     _check_length(body, services)
     sources: list = []
     done: DoneEvent | None = None
-    async for event in _turn(body, services):  # consumed to the end, so the summary update is scheduled
+    async for event in _events(body, services):  # consumed to the end, so the summary update is scheduled
         if isinstance(event, ErrorEvent):
             raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)
         if isinstance(event, SourcesEvent):
@@ -108,10 +81,4 @@ async def chat(body: ChatRequest, services: ServicesDep) -> ChatResponse:
             done = event
     if done is None:
         raise HTTPException(502, "the turn ended without an answer")
-    return ChatResponse(
-        thread_id=done.thread_id,
-        answer=done.answer,
-        sources=sources,
-        intent=done.intent,
-        rewritten_query=done.rewritten_query,
-    )
+    return ChatResponse(sources=sources, **done.model_dump())

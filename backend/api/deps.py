@@ -1,17 +1,17 @@
 """Services: what the lifespan opens and the route handlers use, fetched from app.state."""
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import Request
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from fastapi import Depends, Request
 from langgraph.graph.state import CompiledStateGraph
 
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
-from backend.memory.summary import SummaryScheduler
-from backend.memory.threads import ThreadStore
-from backend.memory.turns import TurnStore
+from backend.memory.conversations import ConversationStore
 from backend.rag.knowledge import KnowledgeBase
+from backend.runs.runner import TurnRunner
+from backend.store.checkpointer import SqliteCheckpointer
 
 
 @dataclass
@@ -20,14 +20,16 @@ class Services:
 
     graph: CompiledStateGraph
     deps: GraphDeps
-    threads: ThreadStore
-    turns: TurnStore
-    checkpointer: BaseCheckpointSaver
+    conversations: ConversationStore
+    checkpointer: SqliteCheckpointer
     models: Models
     knowledge: KnowledgeBase
-    summaries: SummaryScheduler
+    runner: TurnRunner
 
 
 def get_services(request: Request) -> Services:
     """FastAPI dependency: the services opened by the lifespan."""
     return request.app.state.services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]

@@ -3,15 +3,15 @@
 import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, HTTPException, UploadFile
+from fastapi import APIRouter, File, HTTPException, UploadFile
 
-from backend.api.deps import Services, get_services
+from backend.api.deps import Services, ServicesDep
+from backend.api.errors import responses
+from backend.contract.api import DocumentOut, UploadAccepted, UploadRejected
 from backend.rag.index import DocumentRecord
 from backend.rag.loaders import DocumentError
-from backend.schemas import DocumentOut, UploadAccepted, UploadRejected
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
-ServicesDep = Annotated[Services, Depends(get_services)]
 READ_BLOCK = 1 << 20
 
 
@@ -36,9 +36,9 @@ async def list_documents(services: ServicesDep) -> list[DocumentOut]:
     return [_out(d) for d in await asyncio.to_thread(services.knowledge.index.documents)]
 
 
-@router.post("", status_code=202, response_model=UploadAccepted)
+@router.post("", status_code=202, response_model=UploadAccepted, responses=responses(413, 415, 422))
 async def upload_documents(
-    services: ServicesDep, files: Annotated[list[UploadFile], File(description="one or more documents")]
+    services: ServicesDep, files: Annotated[list[UploadFile], File(min_length=1, description="one or more documents")]
 ) -> UploadAccepted:
     """Accept files: each is checked and parsed now (4xx when bad) and embedded in the background."""
     limit = int(services.deps.settings.max_upload_mb * 1e6)
@@ -63,13 +63,13 @@ async def _existing(services: Services, doc_id: str) -> DocumentRecord:
     return record
 
 
-@router.get("/{doc_id}", response_model=DocumentOut)
+@router.get("/{doc_id}", response_model=DocumentOut, responses=responses(404))
 async def get_document(doc_id: str, services: ServicesDep) -> DocumentOut:
     """One document with its ingestion progress (0..1) and error, if any."""
     return _out(await _existing(services, doc_id))
 
 
-@router.delete("/{doc_id}", status_code=204)
+@router.delete("/{doc_id}", status_code=204, responses=responses(404))
 async def delete_document(doc_id: str, services: ServicesDep) -> None:
     """Remove a document from every index."""
     await _existing(services, doc_id)

@@ -2,11 +2,11 @@
 
 import asyncio
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
-from backend.api.deps import Services, get_services
+from backend.api.deps import ServicesDep
+from backend.contract.api import Health
 
 router = APIRouter(prefix="/api", tags=["health"])
 PACKAGES = ("fastapi", "langgraph", "langchain-core", "chromadb", "sse-starlette", "xllamacpp")
@@ -19,8 +19,8 @@ def _version(package: str) -> str | None:
         return None
 
 
-@router.get("/health")
-async def health(services: Annotated[Services, Depends(get_services)]) -> dict:
+@router.get("/health", response_model=Health)
+async def health(services: ServicesDep) -> dict:
     """Status of the server and its models."""
     index = services.knowledge.index
     documents = await asyncio.to_thread(index.documents)

@@ -1,18 +1,19 @@
 """POST /api/search: the retrieval pipeline the chat uses, without the model."""
 
 import asyncio
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, HTTPException
 
-from backend.api.deps import Services, get_services
-from backend.schemas import SearchRequest, SearchResponse, SourceOut
+from backend.api.deps import ServicesDep
+from backend.api.errors import responses
+from backend.contract.api import SearchRequest, SearchResponse
+from backend.contract.types import public
 
 router = APIRouter(prefix="/api", tags=["search"])
 
 
-@router.post("/search", response_model=SearchResponse)
-async def search(body: SearchRequest, services: Annotated[Services, Depends(get_services)]) -> SearchResponse:
+@router.post("/search", response_model=SearchResponse, responses=responses(422))
+async def search(body: SearchRequest, services: ServicesDep) -> SearchResponse:
     """Hybrid search, neighbour expansion, dedupe and rerank; k results, no context budget."""
     kb = services.knowledge
     if body.documents:
@@ -23,5 +24,4 @@ async def search(body: SearchRequest, services: Annotated[Services, Depends(get_
     if not body.query.strip():
         raise HTTPException(422, "query is empty: send at least one non-blank character")
     result = await asyncio.to_thread(kb.retriever.run, body.query, body.k, body.documents, 10**9)
-    results = [SourceOut.model_validate({k: v for k, v in s.items() if k != "text"}) for s in result.sources]
-    return SearchResponse(results=results, timings=result.timings)
+    return SearchResponse(results=[public(s) for s in result.sources], timings=result.timings)

@@ -1,21 +1,21 @@
 """GET/PATCH/DELETE /api/threads: list, read, rename and delete conversations."""
 
-from dataclasses import asdict
-from typing import Annotated, Literal
+from typing import Literal
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from backend.api.deps import Services, get_services
+from backend.api.deps import Services, ServicesDep
+from backend.api.errors import responses
+from backend.clock import now
+from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
 from backend.memory.export import thread_markdown
-from backend.schemas import MessageOut, SourceOut, ThreadDetail, ThreadPatch, ThreadSummary
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
-ServicesDep = Annotated[Services, Depends(get_services)]
 
 
 async def _existing(services: Services, thread_id: str) -> dict:
-    row = await services.threads.get(thread_id)
+    row = await services.conversations.thread(thread_id)
     if row is None:
         raise HTTPException(404, f"thread {thread_id!r} does not exist; GET /api/threads lists the threads")
     return row
@@ -24,36 +24,55 @@ async def _existing(services: Services, thread_id: str) -> dict:
 @router.get("", response_model=list[ThreadSummary])
 async def list_threads(services: ServicesDep) -> list[dict]:
     """Threads, most recently updated first."""
-    return await services.threads.list()
+    return await services.conversations.threads()
 
 
-@router.get("/{thread_id}", response_model=ThreadDetail)
+@router.get("/{thread_id}", response_model=ThreadDetail, responses=responses(404))
 async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
-    """A thread's completed turns, answers with their sources."""
+    """A thread's completed turns, answers with their sources, triage and validation."""
     row = await _existing(services, thread_id)
     messages: list[MessageOut] = []
-    for turn in await services.turns.list(thread_id):
-        messages.append(MessageOut(role="user", content=turn.question))
-        sources = [SourceOut.model_validate(s) for s in turn.sources]
+    for turn in await services.conversations.turns(thread_id):
+        messages.append(MessageOut(role="user", content=turn["question"]))
         messages.append(
-            MessageOut(role="assistant", content=turn.answer, sources=sources, intent=turn.intent, steps=turn.steps)
+            MessageOut(
+                role="assistant",
+                content=turn["answer"],
+                sources=turn["sources"],
+                intent=turn["intent"],
+                steps=turn["steps"],
+                triage=turn["triage"],
+                validation=turn["validation"],
+                status=turn["status"],
+            )
         )
     return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages)
 
 
-@router.get("/{thread_id}/export", response_model=None)
+EXPORT_FORMATS = {
+    200: {
+        "description": "The thread as JSON (default) or Markdown (`?format=markdown`).",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "text/markdown": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.get("/{thread_id}/export", response_model=None, responses={**EXPORT_FORMATS, **responses(404, 422)})
 async def export_thread(
     thread_id: str, services: ServicesDep, format: Literal["json", "markdown"] = "json"
 ) -> JSONResponse | PlainTextResponse:
     """The whole thread with every turn's details, as JSON or Markdown."""
     row = await _existing(services, thread_id)
-    turns = await services.turns.list(thread_id)
+    turns = await services.conversations.turns(thread_id)
     if format == "markdown":
         return PlainTextResponse(thread_markdown(row, turns), media_type="text/markdown; charset=utf-8")
-    return JSONResponse({**row, "turns": [asdict(t) for t in turns]})
+    return JSONResponse({**row, "turns": turns})
 
 
-@router.get("/{thread_id}/memory")
+@router.get("/{thread_id}/memory", responses=responses(404))
 async def thread_memory(thread_id: str, services: ServicesDep) -> dict:
     """The thread's memory layers: rolling summary, Q&A index and citation ledger (plus the carried scope)."""
     await _existing(services, thread_id)
@@ -68,19 +87,23 @@ async def thread_memory(thread_id: str, services: ServicesDep) -> dict:
     }
 
 
-@router.patch("/{thread_id}", response_model=ThreadSummary)
+@router.patch("/{thread_id}", response_model=ThreadSummary, responses=responses(404, 422))
 async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep) -> dict:
     """Set a thread's title."""
     await _existing(services, thread_id)
-    await services.threads.rename(thread_id, body.title.strip() or body.title)
+    await services.conversations.rename(thread_id, body.title.strip(), now())
     return await _existing(services, thread_id)
 
 
-@router.delete("/{thread_id}", status_code=204)
+@router.delete("/{thread_id}", status_code=204, responses=responses(404, 409))
 async def delete_thread(thread_id: str, services: ServicesDep) -> None:
-    """Remove a thread and all its checkpoints."""
+    """Remove a thread, its turns and all its checkpoints, all at once or not at all."""
     await _existing(services, thread_id)
-    await services.summaries.settle(thread_id)  # a pending summary update would write a checkpoint back
-    await services.checkpointer.adelete_thread(thread_id)
-    await services.turns.delete_thread(thread_id)
-    await services.threads.delete(thread_id)
+    runner = services.runner
+    if runner.queue.ahead(thread_id):
+        raise HTTPException(409, f"a question is being answered on thread {thread_id!r}; stop it, then delete")
+    async with runner.queue.turn(thread_id):  # no turn may start while the thread is being deleted
+        await runner.summaries.settle(thread_id)  # a pending summary update would write a checkpoint back
+        await services.checkpointer.adelete_thread(thread_id)
+    if services.models.kv is not None:
+        services.models.kv.delete(thread_id)  # the thread's saved KV cache goes with it

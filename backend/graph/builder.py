@@ -1,6 +1,6 @@
 """build_graph: the chat-turn StateGraph, wiring only.
 
-guardrail_input → triage_relevance → triage_faq → triage_intent → router → (chat: generator |
+start_turn → guardrail_input → triage_relevance → triage_faq → triage_intent → router → (chat: generator |
 rag: rewriter → retriever → generator) → validate_sources → validate_tone → guardrail_output → memory → END.
 A guardrail, triage node or the router may answer at once (triage.skip_llm): the turn then jumps to
 guardrail_output, so the output check and memory still run. Any node can be replaced by name (`nodes=`).
@@ -21,15 +21,17 @@ from backend.graph.nodes.memory import remember
 from backend.graph.nodes.retriever import retrieve
 from backend.graph.nodes.rewriter import rewrite
 from backend.graph.nodes.router import next_after_router, route
+from backend.graph.nodes.start_turn import start_turn
 from backend.graph.nodes.triage_faq import triage_faq
 from backend.graph.nodes.triage_intent import triage_intent
 from backend.graph.nodes.triage_relevance import triage_relevance
 from backend.graph.nodes.validate_sources import validate_sources
 from backend.graph.nodes.validate_tone import validate_tone
-from backend.graph.state import ChatState
+from backend.graph.state import ChatState, TurnInput
 from backend.graph.triage import decided
 
 DEFAULT_NODES: dict[str, Callable[..., Any]] = {
+    "start_turn": start_turn,
     "guardrail_input": guardrail_input,
     "triage_relevance": triage_relevance,
     "triage_faq": triage_faq,
@@ -60,10 +62,11 @@ def build_graph(
 ) -> CompiledStateGraph:
     """The compiled turn graph; `nodes` replaces default nodes by name (same input/output contract)."""
     chosen = {**DEFAULT_NODES, **(nodes or {})}
-    graph = StateGraph(ChatState, context_schema=GraphDeps)
+    graph = StateGraph(ChatState, input_schema=TurnInput, context_schema=GraphDeps)
     for name, fn in chosen.items():
         graph.add_node(name, fn)
-    graph.add_edge(START, "guardrail_input")
+    graph.add_edge(START, "start_turn")
+    graph.add_edge("start_turn", "guardrail_input")
     graph.add_conditional_edges("guardrail_input", after_input)
     graph.add_edge("triage_relevance", "triage_faq")
     graph.add_edge("triage_faq", "triage_intent")

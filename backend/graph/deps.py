@@ -7,6 +7,7 @@ from langchain_core.language_models import BaseChatModel
 
 from backend.guardrails.faq import FaqEntry
 from backend.guardrails.policy import GuardrailPolicy
+from backend.llm.lease import ModelLease
 from backend.rag.retriever import Retriever
 from backend.settings import Settings
 
@@ -21,3 +22,6 @@ class GraphDeps:
     policy: GuardrailPolicy = field(default_factory=GuardrailPolicy)
     faq: list[FaqEntry] = field(default_factory=list)
     embed: Callable[[list[str]], list] | None = None
+    provider: str = "fake"  # the model backend, recorded with each turn
+    model_name: str = "scripted-fake"
+    lease: ModelLease | None = None  # this turn's hold on a model slot (set per turn by the runner)

@@ -28,11 +28,16 @@ Reply with exactly one word: documents or chat.
 
 Message: {question}"""
 
-CONVERSATION_SUMMARY = """<conversation_summary>
-{summary}
-</conversation_summary>
+CONVERSATION_SUMMARY = """
 
-"""
+Earlier in this conversation (no longer shown below):
+{summary}"""
+
+EARLIER_QUESTIONS = "The user also asked: {questions}"
+
+SOURCES_ALREADY_GIVEN = """The sources given earlier in this conversation still apply; cite them by their markers.
+
+Question: {question}"""
 
 CONVERSATION_INDEX = """<conversation_index>
 {lines}

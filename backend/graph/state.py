@@ -1,33 +1,98 @@
-"""ChatState: what one chat turn reads and writes, checkpointed per thread."""
+"""ChatState: what a thread remembers across turns and what one turn works on; TurnInput: what a caller passes.
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+A turn starts from `{"request": TurnRequest}` only; the first node (start_turn) derives every per-turn key from
+it and resets the rest, so nothing of the previous turn leaks into this one however the graph is invoked.
+Keys several nodes write (`triage`, `validation`, `steps`) have reducers; writing None resets them.
+"""
+
+from typing import Annotated, Literal, NotRequired
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
 
-Mode = Literal["auto", "rag", "chat"]
-Intent = Literal["rag", "chat"]
+from backend.contract.types import Intent, Mode, Source, Triage, TurnRecord, Validation
+
+Decision = Literal["fresh", "reuse", "both"]
+FollowUpKind = Literal["new", "clarification", "reference"]
 
 
-class Source(TypedDict):
-    """One retrieved chunk as the generator sees it and the client receives it."""
+class TurnRequest(TypedDict):
+    """One turn as a caller asks for it."""
 
-    id: str
-    document: str
-    page: int | None
-    chunk: int
-    snippet: str
-    score: float
-    text: str
-    section: NotRequired[str | None]
-    chunks: NotRequired[list[int]]
-    cited: NotRequired[bool]
+    question: str  # already redacted when the input policy redacts PII
+    mode: NotRequired[Mode]
+    use_memory: NotRequired[bool]
+    input_redactions: NotRequired[list[str]]  # PII types redacted from the question before the graph saw it
+    run_id: NotRequired[str]
+
+
+class TurnInput(TypedDict):
+    """The graph's input schema: the request, nothing else."""
+
+    request: TurnRequest
+
+
+class FollowUpInfo(TypedDict):
+    """Whether the question leans on the conversation, how, and why we think so."""
+
+    is_followup: bool
+    kind: FollowUpKind
+    confidence: float
+    reason: str
+
+
+class ContextDecision(TypedDict):
+    """Reuse the previous turn's sources, search afresh, or both; and why."""
+
+    decision: Decision
+    reason: str
+
+
+class TranscriptEntry(TypedDict):
+    """One earlier turn as the model saw it: the user message exactly as sent (passages and question), the answer."""
+
+    question: str
+    prompt: str
+    answer: str
+    sources: list[str]  # ids of the passages this message showed
+
+
+class SentPrompt(TypedDict):
+    """What the generator sent this turn, for the memory node to append to the transcript."""
+
+    prompt: str
+    sources: list[str]
+    window_start: int
+    window_note: str
+
+
+EMPTY_TRIAGE = Triage(route="", skip_llm=False, early_response="", triage_log=[])
+
+
+def merge_triage(left: Triage | None, right: Triage | dict | None) -> Triage:
+    """Reducer: later keys win and log lines accumulate; None resets to an empty triage."""
+    if right is None:
+        return Triage(**EMPTY_TRIAGE)  # type: ignore[typeddict-item]
+    base = dict(left or EMPTY_TRIAGE)
+    log = [*base.get("triage_log", []), *right.get("triage_log", [])]
+    return Triage(**{**base, **right, "triage_log": log})  # type: ignore[typeddict-item]
+
+
+def merge_validation(left: Validation | None, right: Validation | None) -> Validation:
+    """Reducer: each check adds its own key; None resets."""
+    return Validation() if right is None else Validation(**{**(left or {}), **right})  # type: ignore[typeddict-item]
+
+
+def add_steps(left: list[str] | None, right: list[str] | None) -> list[str]:
+    """Reducer: status lines accumulate; None resets."""
+    return [] if right is None else [*(left or []), *right]
 
 
 class ChatState(TypedDict, total=False):
-    """State of a thread: memory kept across turns, then the keys of the current turn (reset by turn_input)."""
+    """State of a thread: memory kept across turns, then the keys of the current turn (reset by start_turn)."""
 
-    # memory (written only by the memory node, and by the background summary update)
+    # memory (written only by the memory node, and by the summary update)
     messages: Annotated[list[AnyMessage], add_messages]
     ledger: dict[str, dict]  # S# -> source with its identity key: ids never change within a thread
     last_context: list[str]  # ledger ids the previous turn's generator saw
@@ -38,9 +103,15 @@ class ChatState(TypedDict, total=False):
     scope: list[str]  # documents the last documents turn was aimed at
     last_intent: str
     last_query: str
+    transcript: list[TranscriptEntry]  # the model's view of the conversation (see graph/history.py)
+    window_start: int  # first transcript entry the prompt still shows
+    window_note: str  # what stands in for the entries before it
     # the current turn
-    question: str  # already redacted when the input policy redacts
-    input_redactions: list[str]  # PII types redacted from the question before the graph saw it
+    request: TurnRequest
+    run_id: str
+    started_at: float  # wall clock when the turn started, for its latency
+    question: str
+    input_redactions: list[str]
     mode: Mode
     use_memory: bool
     rewritten_query: str
@@ -49,37 +120,25 @@ class ChatState(TypedDict, total=False):
     targeted_documents: list[str]
     scope_source: str  # mention | carried | none
     mention_notes: list[str]
-    followup: dict
-    context_decision: dict
+    followup: FollowUpInfo
+    context_decision: ContextDecision
     documents: list[Source]
     fresh_ids: list[str]
     dropped: list[str]  # documents of retrieved passages dropped as indirect prompt injection
     sources: list[Source]
-    triage: dict
-    validation: dict
+    triage: Annotated[Triage, merge_triage]
+    validation: Annotated[Validation, merge_validation]
+    steps: Annotated[list[str], add_steps]
     answer: str
+    sent: SentPrompt | None  # set by the generator
+    turn_record: TurnRecord | None  # set by the memory node: the turn as the thread page shows it
 
 
-def turn_input(question: str, mode: Mode, use_memory: bool = True, redactions: list[str] | None = None) -> ChatState:
-    """Input for a new turn: the question, with every per-turn key reset."""
-    return {
-        "question": question,
-        "input_redactions": redactions or [],
-        "mode": mode,
-        "use_memory": use_memory,
-        "rewritten_query": question,
-        "intent": "chat",
-        "route_reason": "",
-        "targeted_documents": [],
-        "scope_source": "none",
-        "mention_notes": [],
-        "followup": {},
-        "context_decision": {},
-        "documents": [],
-        "fresh_ids": [],
-        "dropped": [],
-        "sources": [],
-        "triage": {"route": "", "skip_llm": False, "early_response": "", "triage_log": []},
-        "validation": {},
-        "answer": "",
-    }
+def turn_input(
+    question: str, mode: Mode = "auto", use_memory: bool = True, redactions: list[str] | None = None, run_id: str = ""
+) -> TurnInput:
+    """The graph input for one turn."""
+    request = TurnRequest(question=question, mode=mode, use_memory=use_memory, input_redactions=redactions or [])
+    if run_id:
+        request["run_id"] = run_id
+    return TurnInput(request=request)

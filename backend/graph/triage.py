@@ -8,13 +8,11 @@ def decided(state: ChatState) -> bool:
     return bool(state.get("triage", {}).get("skip_llm"))
 
 
-def log(state: ChatState, line: str, **changes: object) -> dict:
-    """The triage dict with one more log line and the given changes."""
-    triage = dict(state.get("triage") or {})
-    triage["triage_log"] = [*triage.get("triage_log", []), line]
-    return {"triage": triage | changes}
+def log(line: str, **changes: object) -> dict:
+    """A triage update: one more log line and the given changes (the state's reducer merges it)."""
+    return {"triage": {"triage_log": [line], **changes}}
 
 
-def short_circuit(state: ChatState, node: str, route: str, reply: str, verdict: str) -> dict:
+def short_circuit(node: str, route: str, reply: str, verdict: str) -> dict:
     """Answer now with `reply` (no retrieval, no model); output guardrail and memory still run."""
-    return {**log(state, f"{node}: {verdict}", route=route, skip_llm=True, early_response=reply), "answer": reply}
+    return {**log(f"{node}: {verdict}", route=route, skip_llm=True, early_response=reply), "answer": reply}

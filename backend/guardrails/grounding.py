@@ -1,39 +1,74 @@
-"""Is an answer grounded in the passages it cites? Per-sentence lexical support, optionally blended with embeddings.
+"""Is each claim of an answer supported, and by which passage? Per-sentence support against every passage given.
 
-For every answer sentence that makes a claim (three or more content words, or any number), support is the
-share of its content words found in the cited passages ([S1] -> sources["S1"]; a sentence without a marker is
-checked against all passages). With an ``embed`` callable, support is the mean of that share and the best cosine
-similarity between the sentence and a cited passage. A sentence is supported when support >= GROUNDING_MIN_SUPPORT
-and every number in it occurs in its passages. The answer is grounded when every claim is supported.
+A claim is an answer sentence with three or more content words or any fact (number, date, code, name) that is
+not the answer saying it found nothing. Its support by a passage is the mean of lexical coverage (share of its
+content words in the passage) and semantic similarity (best cosine between the claim and a sentence of the
+passage, with an ``embed`` callable). A passage supports a claim when support >= ``min_support`` and every fact
+of the claim occurs in it exactly ("3 months" is not supported by "2 months"). The claim's best passage is the
+supporting one with the highest support. Citation repair (repair.py) acts on these verdicts.
 """
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from backend.contract.citations import CITATION_RE
 from backend.guardrails.text import citations, content_words, numbers, split_code, split_sentences
 
 GROUNDING_MIN_SUPPORT = 0.5
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+_CODE = re.compile(
+    r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b|\b[A-Z]+\d+[A-Z]*\b"
+)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<!-)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b(?!-)")
+NOT_FOUND_RE = re.compile(
+    r"\b(not (mentioned|specified|stated|provided|included|covered|found|listed|described|available|given)"
+    r"|no (information|mention|details?|data)|(does|do|did)( not|n't) (say|mention|specify|state|contain|provide"
+    r"|include|cover|describe|list)|not in the (provided )?(documents?|knowledge base|sources?|context|passages?)"
+    r"|(can ?not|could ?n[o']t|unable to) (find|locate|determine)|(is|are) not (addressed|covered))\b",
+    re.IGNORECASE,
+)
+
+
+def facts(sentence: str) -> set[str]:
+    """Numbers, codes (Zephyr-9, R-410A, E7) and names (not sentence-initial) a passage must contain verbatim."""
+    sentence = CITATION_RE.sub(" ", sentence)
+    found = set(numbers(sentence)) | {m.group(0).lower() for m in _CODE.finditer(sentence)}
+    return found | {m.group(0).lower() for m in _NAME.finditer(sentence.strip())}
+
+
+def has_fact(passage_lower: str, passage_numbers: set[str], fact: str) -> bool:
+    """Whether a fact occurs in a passage (numbers compared as numbers, names and codes as lower-case words)."""
+    if fact in passage_numbers:
+        return True
+    return re.search(rf"(?<![\w-]){re.escape(fact)}(?![\w-])", passage_lower) is not None
 
 
 @dataclass(frozen=True)
 class SentenceSupport:
-    """How well one answer sentence is supported by the passages it cites."""
+    """One answer sentence: where it is, what it cites, and how well each passage supports it."""
 
     sentence: str
+    start: int
+    end: int
     cited: list[str]
-    lexical: float
-    semantic: float | None
-    support: float
-    missing_numbers: list[str]
-    supported: bool
+    claim: bool
+    not_found: bool  # the sentence says the documents do not have the answer
+    support: dict[str, float] = field(default_factory=dict)  # passage id -> support (0 when a fact is missing)
+    best: str | None = None  # the best supporting passage, if any passage supports it
+    missing_facts: list[str] = field(default_factory=list)  # facts no passage contains
+
+    @property
+    def supported(self) -> bool:
+        """A claim some passage supports (non-claims count as supported)."""
+        return not self.claim or self.best is not None
 
 
 @dataclass(frozen=True)
 class GroundingResult:
-    """Verdict for a whole answer; confidence is the mean support of its claims (0 for a claim with a wrong number)."""
+    """Verdict for a whole answer; confidence is the mean best support of its claims."""
 
     grounded: bool
     confidence: float
@@ -45,64 +80,134 @@ class GroundingResult:
         """The node contract: {grounded, confidence, issues, unsupported_sentences}."""
         return {k: v for k, v in asdict(self).items() if k != "sentences"}
 
+    @property
+    def claims(self) -> list[SentenceSupport]:
+        """The sentences that state something."""
+        return [s for s in self.sentences if s.claim]
+
+
+def answer_spans(answer: str) -> list[tuple[str, int, int]]:
+    """Prose sentences of an answer with their character spans (fenced code skipped)."""
+    out, offset = [], 0
+    for piece, code in split_code(answer):
+        if not code:
+            cursor = 0
+            for sentence in (s for line in piece.split("\n") for s in split_sentences(line)):
+                at = piece.find(sentence, cursor)
+                out.append((sentence, offset + at, offset + at + len(sentence)))
+                cursor = at + len(sentence)
+        offset += len(piece)
+    return out
+
 
 def check_grounding(
-    answer: str, sources: Mapping[str, str], embed: Embed | None = None, min_support: float = GROUNDING_MIN_SUPPORT
+    answer: str,
+    sources: Mapping[str, str],
+    embed: Embed | None = None,
+    min_support: float = GROUNDING_MIN_SUPPORT,
+    question: str = "",
 ) -> GroundingResult:
-    """Check each claim of the answer against its cited passages (sources: {"S1": text, ...})."""
+    """Check each claim of the answer against every passage (sources: {"S1": text, ...}).
+
+    A short claim ("6 months.") is read with the question it answers, so that it is matched with the passage
+    about the same thing; its facts must still be in that passage.
+    """
     passages = {key.strip("[]"): text for key, text in sources.items()}
-    claims = [s for s in answer_sentences(answer) if len(content_words(s)) >= 3 or numbers(s)]
+    spans = answer_spans(answer)
+    kinds = [(claim_kind(s)) for s, _, _ in spans]
+    claim_texts = [with_context(s, question) for (s, _, _), (claim, _) in zip(spans, kinds, strict=True) if claim]
+    semantic = _semantic(claim_texts, passages, embed) if embed and claim_texts and passages else None
+    results, n = [], 0
+    for (sentence, start, end), (claim, not_found) in zip(spans, kinds, strict=True):
+        row = semantic[n] if semantic is not None and claim else None
+        n += claim
+        words = content_words(with_context(sentence, question))
+        results.append(_sentence(sentence, start, end, claim, not_found, passages, row, min_support, words))
+    return _verdict(results, passages)
+
+
+SHORT_CLAIM_WORDS = 5
+
+
+def with_context(sentence: str, question: str) -> str:
+    """The sentence, preceded by the question when the sentence is too short to stand on its own."""
+    return f"{question} {sentence}" if question and len(content_words(sentence)) < SHORT_CLAIM_WORDS else sentence
+
+
+def claim_kind(sentence: str) -> tuple[bool, bool]:
+    """(is a claim, says nothing was found): a not-found statement is never a claim."""
+    not_found = NOT_FOUND_RE.search(sentence) is not None
+    stated = len(content_words(sentence)) >= 3 or bool(numbers(sentence))
+    return stated and not not_found, not_found
+
+
+def _sentence(
+    sentence: str,
+    start: int,
+    end: int,
+    claim: bool,
+    not_found: bool,
+    passages: Mapping[str, str],
+    semantic: Mapping[str, float] | None,
+    min_support: float,
+    words: set[str],
+) -> SentenceSupport:
+    cited = citations(sentence)
+    if not claim:
+        return SentenceSupport(sentence, start, end, cited, claim, not_found)
+    needed = facts(sentence)
+    support: dict[str, float] = {}
+    present: set[str] = set()
+    for pid, text in passages.items():
+        lower, nums = text.lower(), numbers(text)
+        found = {f for f in needed if has_fact(lower, nums, f)}
+        present |= found
+        lexical = len(words & content_words(text)) / len(words) if words else 1.0
+        score = lexical if semantic is None else (lexical + max(semantic.get(pid, 0.0), 0.0)) / 2
+        support[pid] = round(score, 3) if found == needed else 0.0
+    best = max(support, key=lambda k: support[k], default=None)
+    best = best if best is not None and support[best] >= min_support else None
+    missing = sorted(needed - present)
+    return SentenceSupport(sentence, start, end, cited, claim, not_found, support, best, missing)
+
+
+def _verdict(results: list[SentenceSupport], passages: Mapping[str, str]) -> GroundingResult:
+    claims = [r for r in results if r.claim]
     if not claims:
-        return GroundingResult(True, 1.0, [], [])
+        return GroundingResult(True, 1.0, [], [], results)
     if not passages:
-        return GroundingResult(False, 0.0, ["no sources to check the answer against"], claims)
-    semantic = _semantic_scores(claims, passages, embed) if embed else None
-    issues: list[str] = []
-    results = [_support(i, claim, passages, semantic, min_support, issues) for i, claim in enumerate(claims)]
-    unsupported = [r.sentence for r in results if not r.supported]
-    confidence = sum(0.0 if r.missing_numbers else r.support for r in results) / len(results)
+        return GroundingResult(False, 0.0, ["no sources to check the answer against"], [c.sentence for c in claims])
+    issues = []
+    for i, r in enumerate(results, start=1):
+        if r.claim and r.missing_facts:
+            issues.append(f"sentence {i}: not in any source: {', '.join(r.missing_facts)}")
+        elif r.claim and r.best is None:
+            issues.append(f"sentence {i}: no source supports it")
+        if unknown := [c for c in r.cited if c not in passages]:
+            issues.append(f"sentence {i} cites unknown source(s): {', '.join(unknown)}")
+    unsupported = [r.sentence for r in claims if r.best is None]
+    confidence = sum(max(r.support.values(), default=0.0) for r in claims) / len(claims)
     return GroundingResult(not unsupported, round(confidence, 3), issues, unsupported, results)
 
 
-def answer_sentences(answer: str) -> list[str]:
-    """Prose sentences of an answer (fenced code skipped)."""
-    return [
-        s for piece, code in split_code(answer) if not code for line in piece.split("\n") for s in split_sentences(line)
-    ]
+def passage_sentences(text: str) -> list[str]:
+    """The sentences of a passage (lines and sentence ends)."""
+    return [s for line in text.split("\n") for s in split_sentences(line) if len(s) > 3]
 
 
-def _support(
-    index: int,
-    claim: str,
-    passages: Mapping[str, str],
-    semantic: list[dict[str, float]] | None,
-    min_support: float,
-    issues: list[str],
-) -> SentenceSupport:
-    """Support of one claim against its cited passages (all passages when it cites none)."""
-    cited = citations(claim)
-    unknown = [c for c in cited if c not in passages]
-    if unknown:
-        issues.append(f"sentence {index + 1} cites unknown source(s): {', '.join(unknown)}")
-    keys = [c for c in cited if c in passages] or ([] if cited else list(passages))
-    text = " ".join(passages[k] for k in keys)
-    words = content_words(claim)
-    lexical = len(words & content_words(text)) / len(words) if words else 1.0
-    best = round(max((semantic[index][k] for k in keys), default=0.0), 3) if semantic is not None else None
-    support = lexical if best is None else (lexical + max(best, 0.0)) / 2
-    missing = sorted(numbers(claim) - numbers(text))
-    if missing:
-        issues.append(f"sentence {index + 1}: numbers not in its sources: {', '.join(missing)}")
-    elif support < min_support:
-        issues.append(f"sentence {index + 1}: support {support:.2f} below {min_support}")
-    ok = bool(keys) and not missing and support >= min_support
-    return SentenceSupport(claim, cited, round(lexical, 3), best, round(support, 3), missing, ok)
-
-
-def _semantic_scores(claims: list[str], passages: Mapping[str, str], embed: Embed) -> list[dict[str, float]]:
-    """Cosine similarity of every claim with every passage, from one embed() call."""
+def _semantic(claims: list[str], passages: Mapping[str, str], embed: Embed) -> list[dict[str, float]]:
+    """Best cosine between each claim and any sentence of each passage, from one embed() call."""
     keys = list(passages)
-    vectors = np.asarray(embed(claims + [passages[k] for k in keys]), dtype=np.float32)
+    pieces = {k: passage_sentences(passages[k]) or [passages[k]] for k in keys}
+    flat = [s for k in keys for s in pieces[k]]
+    vectors = np.asarray(embed(claims + flat), dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     sims = vectors[: len(claims)] @ vectors[len(claims) :].T
-    return [{k: float(sims[i, j]) for j, k in enumerate(keys)} for i in range(len(claims))]
+    out: list[dict[str, float]] = [{} for _ in claims]
+    col = 0
+    for k in keys:
+        width = len(pieces[k])
+        for i in range(len(claims)):
+            out[i][k] = float(sims[i, col : col + width].max())
+        col += width
+    return out

@@ -2,17 +2,18 @@
 
 import re
 
+from backend.contract.citations import CITATION_PATTERN, CITATION_RE, cited_ids
+
 
 def word_set(text: str) -> frozenset[str]:
     """The whitespace-separated words of a string, as a set (for word-list constants)."""
     return frozenset(text.split())
 
 
-_END = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?:\s*\[S\d+\](?:\s*[,;]?\s*\[S\d+\])*)?(?=\s|$)")
+_END = re.compile(rf"[.!?]+[\"')\]\u201d\u2019]*(?:\s*{CITATION_PATTERN}(?:\s*[,;]?\s*{CITATION_PATTERN})*)?(?=\s|$)")
 _ABBREVIATIONS = word_set("e.g i.e etc vs approx mr mrs ms dr no nr fig cf incl p pp st ca")
 _LIST_NUMBER = re.compile(r"^\s*(?:[-*+\u2022]\s*)?\(?\d{1,3}[.)]$")
 _FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
-_CITATION = re.compile(r"\[(S\d+)\]")
 
 
 def split_code(text: str) -> list[tuple[str, bool]]:
@@ -55,8 +56,8 @@ def split_sentences(line: str) -> list[str]:
 
 
 def citations(sentence: str) -> list[str]:
-    """Citation markers in a sentence, without brackets: "[S1] [S2]" -> ["S1", "S2"]."""
-    return _CITATION.findall(sentence)
+    """Citation markers in a sentence, without brackets: "[S1] [S2, S3]" -> ["S1", "S2", "S3"]."""
+    return cited_ids(sentence)
 
 
 _STOP = word_set(
@@ -80,11 +81,11 @@ def stem(word: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """Stemmed lower-case words without stop words or citation markers."""
-    text = _CITATION.sub(" ", text).lower().replace("\u2019", "'")
+    text = CITATION_RE.sub(" ", text).lower().replace("\u2019", "'")
     return {stem(w) for w in _CONTENT.findall(text) if w not in _STOP}
 
 
 def numbers(text: str) -> set[str]:
     """Numbers in a text, thousands separators removed: "1,500 euros at 10:00" -> {"1500", "10:00"}."""
-    text = _CITATION.sub(" ", text)
+    text = CITATION_RE.sub(" ", text)
     return {re.sub(r",(?=\d{3}\b)", "", n).rstrip(".,:") for n in _NUMBER.findall(text)}

@@ -12,22 +12,31 @@ from backend.settings import Settings
 
 log = logging.getLogger(__name__)
 
-SLOTS = 2  # one per concurrent request; each keeps its own KV-cache prefix
-
 
 @contextmanager
-def llama_server(model_path: Path, ctx: int, threads: int) -> Iterator[str]:
-    """Run llama.cpp's OpenAI-compatible server on a free loopback port; yields its base URL."""
+def llama_server(model_path: Path, settings: Settings) -> Iterator[str]:
+    """Run llama.cpp's OpenAI-compatible server on a free loopback port; yields its base URL.
+
+    Each slot holds one conversation's KV cache; prompts are cached (`cache_prompt`), shifted prefixes reused
+    (`n_cache_reuse`), idle slots kept in a host-memory prompt cache (`cache_ram_mib`), and slots can be saved
+    to and restored from RAG_DATA_DIR/kv (`slot_save_path`).
+    """
     import xllamacpp  # loaded here: importing it pulls in the native library
 
     params = xllamacpp.CommonParams()
     params.model.path = str(model_path)
-    params.n_ctx = ctx * SLOTS
-    params.n_parallel = SLOTS
-    params.cpuparams.n_threads = threads or os.cpu_count() or 2
+    params.n_ctx = settings.embedded_ctx * settings.embedded_slots
+    params.n_parallel = settings.embedded_slots
+    params.cpuparams.n_threads = settings.embedded_threads or os.cpu_count() or 2
     params.cpuparams_batch.n_threads = params.cpuparams.n_threads
     params.port = 0
     params.cache_prompt = True
+    params.n_cache_reuse = settings.embedded_cache_reuse
+    params.cache_ram_mib = settings.embedded_cache_ram_mb
+    settings.kv_cache_path.mkdir(parents=True, exist_ok=True)
+    params.slot_save_path = str(settings.kv_cache_path) + os.sep  # llama.cpp appends the file name as is
+    if settings.embedded_kv_type == "q8_0":
+        params.cache_type_k = params.cache_type_v = int(xllamacpp.ggml_type.GGML_TYPE_Q8_0)
     server = xllamacpp.Server(params)
     url = server.listening_address
     log.info("llama.cpp serving %s at %s", model_path.name, url)

@@ -3,13 +3,15 @@
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from backend.llm.embedded import embedded_chat_model, llama_server
 from backend.llm.fake import ScriptedChatModel
+from backend.llm.gate import ModelGate
+from backend.llm.kv_cache import KVCache
 from backend.llm.model_files import MODELS, ensure_model
 from backend.llm.ollama import ollama_chat_model, ollama_embeddings
 from backend.rag.embeddings import OfflineMiniLM, OllamaEmbeddingFunction, ensure_onnx_files
@@ -25,6 +27,10 @@ class Models:
     chat_model: BaseChatModel
     embedding_function: Any
     embedding_model: str
+    gate: ModelGate = field(default_factory=lambda: ModelGate(0))  # turns wait here for a model slot
+    kv: KVCache | None = None  # saved KV caches of threads (embedded only)
+    pin_slots: bool = False  # requests name their llama.cpp slot
+    base_url: str = ""  # the embedded llama.cpp server
 
 
 def embedding_function(settings: Settings) -> tuple[Any, str]:
@@ -35,19 +41,24 @@ def embedding_function(settings: Settings) -> tuple[Any, str]:
 
 
 @asynccontextmanager
-async def open_models(settings: Settings) -> AsyncIterator[Models]:
-    """Start (embedded) or connect (ollama, fake) the models; stop them on exit."""
+async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Models]:
+    """Start (embedded) or connect (ollama, fake) the models; stop them on exit. `layout` names the prompt layout
+    that saved KV caches are keyed on."""
     embed, embed_name = await asyncio.to_thread(embedding_function, settings)
+    gate = ModelGate(settings.concurrency)
     if settings.llm_backend == "ollama":
-        yield Models("ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, embed_name)
+        yield Models("ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, embed_name, gate)
         return
     if settings.llm_backend == "fake":
         chat = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)
-        yield Models("fake", "scripted-fake", chat, embed, embed_name)
+        yield Models("fake", "scripted-fake", chat, embed, embed_name, gate)
         return
     spec = MODELS[settings.embedded_model]
     path = await asyncio.to_thread(ensure_model, spec, settings.cache_dir)
     with ExitStack() as stack:
-        server = llama_server(path, settings.embedded_ctx, settings.embedded_threads)
-        url = await asyncio.to_thread(stack.enter_context, server)
-        yield Models("embedded", spec.name, embedded_chat_model(url, spec.name, settings), embed, embed_name)
+        url = await asyncio.to_thread(stack.enter_context, llama_server(path, settings))
+        kv = KVCache(
+            settings.kv_cache_path, url, spec.sha256[:12], layout, settings.kv_cache_mb, settings.kv_cache_thread_mb
+        )
+        chat = embedded_chat_model(url, spec.name, settings)
+        yield Models("embedded", spec.name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)

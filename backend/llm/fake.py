@@ -50,10 +50,12 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
         index = last.split("<conversation_index>", 1)[1].split("</conversation_index>", 1)[0]
         asked = [line.split("] ", 1)[-1] for line in index.strip().splitlines()]
         return "Earlier we discussed: " + "; ".join(asked) + "."
-    if "<knowledge_base>" in last:
-        body = last.split("<knowledge_base>", 1)[1].split("</knowledge_base>", 1)[0]
+    if "<knowledge_base>" in last or "sources given earlier in this conversation" in last:
+        shown = last if "<knowledge_base>" in last else "\n".join(m.text for m in messages[:-1])
+        bodies = [part.split("</knowledge_base>", 1)[0] for part in shown.split("<knowledge_base>")[1:]]
         question = last.rsplit("Question:", 1)[-1]
-        quotes = [f"{best_sentence(text, question).rstrip('.')} [{sid}]." for sid, text in _ENTRY_RE.findall(body)]
+        entries = [e for body in bodies for e in _ENTRY_RE.findall(body)]
+        quotes = [f"{best_sentence(text, question).rstrip('.')} [{sid}]." for sid, text in entries]
         return "According to the documents: " + " ".join(quotes) if quotes else NOT_FOUND_REPLY
     if "No document in the knowledge base matched" in last:
         return NOT_FOUND_REPLY
@@ -70,6 +72,10 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "ragline-scripted-fake"
 
+    def reply(self, messages: list[BaseMessage]) -> str:
+        """The answer to a prompt (subclasses in tests script other answers)."""
+        return scripted_reply(messages)
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -78,7 +84,7 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         self.calls.append(list(messages))
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=scripted_reply(messages)))])
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.reply(messages)))])
 
     def _stream(
         self,
@@ -88,7 +94,7 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         self.calls.append(list(messages))
-        for token in re.findall(r"\S+\s*", scripted_reply(messages)):
+        for token in re.findall(r"\S+\s*", self.reply(messages)):
             yield ChatGenerationChunk(message=AIMessageChunk(content=token))
 
     async def _astream(
@@ -100,7 +106,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         self.calls.append(list(messages))
         delay = 1.0 / self.tokens_per_second if self.tokens_per_second > 0 else 0.0
-        for token in re.findall(r"\S+\s*", scripted_reply(messages)):
+        for token in re.findall(r"\S+\s*", self.reply(messages)):
             await asyncio.sleep(delay)
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=token))
             if run_manager:

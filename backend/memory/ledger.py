@@ -1,12 +1,10 @@
 """The thread-wide citation ledger: every source used in a thread keeps one id (S1, S2, …) for good."""
 
 import hashlib
-import re
 from typing import Any
 
-from backend.graph.state import Source
-
-CITATION_RE = re.compile(r"\[(S\d+)\]")
+from backend.contract.citations import cited_ids, rewrite_markers
+from backend.contract.types import Source
 
 
 def source_key(s: Source) -> str:
@@ -42,15 +40,9 @@ def as_sources(ledger: dict[str, dict], ids: list[str]) -> list[Source]:
     return [Source(**{k: v for k, v in ledger[i].items() if k != "key"}) for i in ids if i in ledger]  # type: ignore[typeddict-item]
 
 
-def cited_ids(answer: str) -> list[str]:
-    """Ids cited in an answer, in order of first citation."""
-    return list(dict.fromkeys(CITATION_RE.findall(answer)))
-
-
 def drop_unknown_citations(answer: str, known: set[str]) -> tuple[str, list[str]]:
     """The answer without citations of ids outside `known`, and the ids removed."""
     removed = [sid for sid in cited_ids(answer) if sid not in known]
     if not removed:
         return answer, []
-    cleaned = CITATION_RE.sub(lambda m: m.group(0) if m.group(1) in known else "", answer)
-    return re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned)).strip(), removed
+    return rewrite_markers(answer, lambda ids: [i for i in ids if i in known]), removed

@@ -1,11 +1,13 @@
 """Memory and knowledge tools for models that call tools, bound to one thread's state and the retriever."""
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.tools import BaseTool, tool
 
-from backend.graph.state import ChatState, Source
+from backend.contract.types import Source
 from backend.memory.ledger import assign_ids
 from backend.rag.retriever import Retriever
 
@@ -19,7 +21,7 @@ class ToolFindings:
     sources: list[Source] = field(default_factory=list)
 
 
-def make_tools(state: ChatState, retriever: Retriever, k: int, findings: ToolFindings) -> list[BaseTool]:
+def make_tools(state: Mapping[str, Any], retriever: Retriever, k: int, findings: ToolFindings) -> list[BaseTool]:
     """search_knowledge_base, retrieve_past_answer and lookup_past_conversation for this thread."""
     index: list[dict] = state.get("qa_index", [])
     ledger: dict = state.get("ledger", {})

@@ -27,6 +27,8 @@ def search_config(settings: Settings) -> SearchConfig:
         intro_chunks=settings.intro_chunks,
         token_budget=settings.context_token_budget,
         max_distance=settings.relevance_max_distance,
+        relevance_floor=settings.relevance_floor,
+        relevance_margin=settings.relevance_margin,
     )
 
 

@@ -22,6 +22,24 @@ class QueryEmbedder:
         self.hits = 0
         self.misses = 0
 
+    def many(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for several texts: cached ones from the cache, the rest from one call of the embedder."""
+        keys = [cache_key(t, self._model) for t in texts]
+        with self._lock:
+            found = {k: self._cache[k] for k in keys if k in self._cache}
+        todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
+        if todo:
+            fresh = {
+                cache_key(t, self._model): [float(x) for x in v] for t, v in zip(todo, self._embed(todo), strict=True)
+            }
+            with self._lock:
+                for k, v in fresh.items():
+                    self._cache[k] = v
+                while len(self._cache) > self._max:
+                    self._cache.popitem(last=False)
+            found |= fresh
+        return [found[k] for k in keys]
+
     def __call__(self, query: str) -> list[float]:
         """The query's vector, from the cache when seen before."""
         key = cache_key(query, self._model)

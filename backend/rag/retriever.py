@@ -2,9 +2,7 @@
 
 from typing import Protocol
 
-from backend.graph.state import Source
-
-SNIPPET_CHARS = 240
+from backend.contract.types import Source
 
 
 class Retriever(Protocol):
@@ -23,11 +21,3 @@ class Retriever(Protocol):
     async def document_names(self) -> list[str]:
         """Names of the documents in the knowledge base."""
         ...
-
-
-def snippet(text: str) -> str:
-    """First SNIPPET_CHARS characters of a chunk, cut at a word boundary."""
-    flat = " ".join(text.split())
-    if len(flat) <= SNIPPET_CHARS:
-        return flat
-    return flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"

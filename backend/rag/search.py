@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 from chromadb.api.models.Collection import Collection
 
-from backend.graph.state import Source
-from backend.rag.chunking import estimate_tokens
-from backend.rag.index import KnowledgeIndex, StoredChunk
+from backend.contract.types import Source
+from backend.rag.index import KnowledgeIndex
+from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
+from backend.rag.relevance import above_floor, chunk_similarities
 from backend.rag.rerank import Reranker
-from backend.rag.retriever import snippet
 
 RRF_K = 60
 Key = tuple[str, int]  # (document id, chunk index)
@@ -27,35 +27,10 @@ class SearchConfig:
     intro_chunks: int = 1
     token_budget: int = 700
     max_distance: float = 0.9
+    relevance_floor: float = -1.0  # cosine similarity a passage needs to be sent (-1 with margin 2: off)
+    relevance_margin: float = 2.0  # …and at most this far below the best passage
     fusion: str = "hybrid"  # hybrid | bm25 | vector
     rerank: bool = True
-
-
-@dataclass
-class Passage:
-    """Contiguous chunks of one document around one or more hits."""
-
-    doc_id: str
-    document: str
-    chunks: list[StoredChunk]
-    hit: int
-    fused: float
-    intro: bool = False
-    score: float = 0.0
-
-    @property
-    def text(self) -> str:
-        """The chunks' text with overlaps removed, using their character spans."""
-        out, end = "", -1
-        for c in self.chunks:
-            if end < 0:
-                out = c.text
-            elif c.start >= end:
-                out += "\n\n" + c.text  # chunks of different sections are separated like the full text
-            else:
-                out += c.text[end - c.start :]
-            end = max(end, c.end)
-        return out
 
 
 @dataclass
@@ -119,9 +94,11 @@ class HybridRetriever:
         plan = [(q, scope) for q in dict.fromkeys([query, *(variants or [])])]
         plan += [(query, [d]) for d in scope] if scope and len(scope) > 1 else []
         lists: list[list[Key]] = []
+        similarity: dict[Key, float] = {}
         relevant = bool(scope)  # an explicitly targeted search is always answered from its documents
         for q, ids in plan:
-            vec_hits, close = self._vector(q, ids, versions) if self.config.fusion != "bm25" else ([], False)
+            seen = similarity if q == query else {}  # similarity to the question itself, not to its variants
+            vec_hits, close = self._vector(q, ids, versions, seen) if self.config.fusion != "bm25" else ([], False)
             lap("vector")
             bm25_hits = [(c.doc_id, c.idx) for c, _ in self.index.bm25(q, self.config.candidates, ids)]
             lap("bm25")
@@ -132,6 +109,9 @@ class HybridRetriever:
         fused = fuse(lists)
         passages = self._passages(fused[: max(2 * k, 6)], scope)
         lap("expand")
+        if self.config.fusion != "bm25":
+            passages = self._floor(query, passages, versions, similarity, bool(scope))
+        lap("floor")
         if self.config.rerank and len(passages) > 1:
             for p, s in zip(passages, self.reranker.score(query, [p.text for p in passages]), strict=True):
                 p.score = s
@@ -149,8 +129,20 @@ class HybridRetriever:
         names = {d.name.lower(): d.id for d in self.index.documents() if d.version > 0}
         return [names[n.lower()] for n in documents if n.lower() in names] or None
 
-    def _vector(self, query: str, ids: list[str] | None, versions: dict[str, int]) -> tuple[list[Key], bool]:
-        """Vector hits as keys (active versions only) and whether any is within the relevance distance."""
+    def _floor(
+        self, query: str, passages: list[Passage], versions: dict[str, int], known: dict[Key, float], scoped: bool
+    ) -> list[Passage]:
+        """Passages close enough to the query (see rag/relevance.py), with their similarity set."""
+        keys = [(p.doc_id, p.hit) for p in passages]
+        sims = chunk_similarities(self._collection, self._embed_query(query), keys, versions, known)
+        for p in passages:
+            p.similarity = sims.get((p.doc_id, p.hit))
+        return above_floor(passages, self.config.relevance_floor, self.config.relevance_margin, keep_best=scoped)
+
+    def _vector(
+        self, query: str, ids: list[str] | None, versions: dict[str, int], similarity: dict[Key, float]
+    ) -> tuple[list[Key], bool]:
+        """Vector hits as keys (active versions only), recording their similarity; whether any is close enough."""
         if not versions:
             return [], False
         where = {"document_id": {"$in": ids}} if ids else None
@@ -164,7 +156,9 @@ class HybridRetriever:
         for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
             if versions.get(str(meta["document_id"])) != meta["version"]:
                 continue  # a vector of a replaced version not yet removed
-            hits.append((str(meta["document_id"]), int(meta["chunk"])))
+            key = (str(meta["document_id"]), int(meta["chunk"]))
+            hits.append(key)
+            similarity.setdefault(key, 1.0 - float(dist))
             close = close or dist <= self.config.max_distance
         return hits, close
 
@@ -212,73 +206,3 @@ def fuse(lists: list[list[Key]]) -> list[tuple[Key, float]]:
         for rank, key in enumerate(dict.fromkeys(lst), start=1):
             scores[key] += 1.0 / (RRF_K + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])
-
-
-def merge_ranges(spans: list[list]) -> list[tuple[int, int, int, float]]:
-    """Overlapping [first, last] windows merged (adjacent ones stay apart); each keeps its best hit and score."""
-    merged: list[list] = []
-    for first, last, hit, score in sorted(spans):
-        if merged and first <= merged[-1][1]:
-            cur = merged[-1]
-            cur[1] = max(cur[1], last)
-            if score > cur[3]:
-                cur[2], cur[3] = hit, score
-        else:
-            merged.append([first, last, hit, score])
-    return [tuple(m) for m in merged]  # type: ignore[misc]
-
-
-def dedupe(passages: list[Passage]) -> list[Passage]:
-    """Drop passages whose chunks were all seen already (identical content hashes), keeping the better one."""
-    seen: set[str] = set()
-    kept = []
-    for p in passages:
-        hashes = {c.hash for c in p.chunks}
-        if hashes <= seen:
-            continue
-        seen |= hashes
-        kept.append(p)
-    return kept
-
-
-def trim(passages: list[Passage], k: int, budget: int) -> list[Passage]:
-    """At most k passages within the token budget: first every passage's hit chunk, then neighbours nearest first."""
-    top = passages[:k]
-    keep: list[dict[int, StoredChunk]] = []
-    used = 0
-    for p in top:
-        hit = next((c for c in p.chunks if c.idx == p.hit), p.chunks[0])
-        cost = estimate_tokens(hit.text)
-        keep.append({hit.idx: hit} if not keep or used + cost <= budget else {})
-        used += cost if keep[-1] else 0
-    for p, kept in zip(top, keep, strict=True):
-        if not kept:
-            continue
-        for c in sorted(p.chunks, key=lambda c: abs(c.idx - p.hit)):
-            cost = estimate_tokens(c.text)
-            if c.idx in kept or used + cost > budget:
-                continue
-            if c.idx - 1 in kept or c.idx + 1 in kept:  # stay contiguous
-                kept[c.idx] = c
-                used += cost
-    return [
-        Passage(p.doc_id, p.document, [kept[i] for i in sorted(kept)], p.hit, p.fused, p.intro, p.score)
-        for p, kept in zip(top, keep, strict=True)
-        if kept
-    ]
-
-
-def to_source(n: int, p: Passage) -> Source:
-    """The client-facing source for a passage, cited as S<n>."""
-    hit = next((c for c in p.chunks if c.idx == p.hit), p.chunks[0])
-    return Source(
-        id=f"S{n}",
-        document=p.document,
-        page=hit.page,
-        chunk=hit.idx,
-        snippet=snippet(hit.text),
-        score=round(float(p.score), 4),
-        text=p.text,
-        section=hit.section,
-        chunks=[p.chunks[0].idx, p.chunks[-1].idx],
-    )

@@ -13,8 +13,7 @@ from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
 from backend.tests.ollama_double import OllamaDouble, serve_ollama
-
-SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "data" / "documents"
+from bench.lib import SAMPLE_DOCS
 
 
 def fake_settings(data_dir: Path, **overrides) -> Settings:

@@ -5,8 +5,10 @@ from dataclasses import dataclass, field
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langgraph.runtime import Runtime
 
+from backend.contract.types import Source
 from backend.graph.deps import GraphDeps
-from backend.graph.state import Source
+from backend.graph.nodes.start_turn import turn_defaults
+from backend.graph.state import EMPTY_TRIAGE, TurnRequest, add_steps, merge_triage, merge_validation
 from backend.llm.fake import ScriptedChatModel
 from backend.settings import Settings
 
@@ -55,3 +57,21 @@ def runtime(chat_model=None, retriever: FakeRetriever | None = None, **settings)
 def replying(*texts: str) -> GenericFakeChatModel:
     """A fresh GenericFakeChatModel answering with the given texts in turn."""
     return GenericFakeChatModel(messages=iter(texts))
+
+
+def turn_state(question: str, mode: str = "auto", **keys) -> dict:
+    """The state start_turn leaves for a new turn (reducer keys empty), with the given keys on top."""
+    state = turn_defaults(TurnRequest(question=question, mode=mode))  # type: ignore[typeddict-item]
+    return {**state, "triage": dict(EMPTY_TRIAGE), "validation": {}, "steps": [], **keys}
+
+
+REDUCERS = {"triage": merge_triage, "validation": merge_validation, "steps": add_steps}
+
+
+def applied(state: dict, out: dict) -> dict:
+    """The state after a node's output, merged with the graph's reducers."""
+    merged = {**state, **out}
+    for key, reducer in REDUCERS.items():
+        if key in out:
+            merged[key] = reducer(state.get(key), out[key])
+    return merged

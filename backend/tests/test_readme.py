@@ -16,6 +16,6 @@ def test_readme_documents_every_setting():
 
 
 def test_readme_documents_every_sse_event():
-    from backend.schemas import SSE_EVENTS
+    from backend.contract.events import SSE_EVENTS
 
     assert [e for e in SSE_EVENTS.values() if f"| `{e}` |" not in README] == []

@@ -4,7 +4,7 @@ from langchain_core.messages import AIMessageChunk
 from backend.graph.deps import GraphDeps
 from backend.llm.fake import ScriptedChatModel
 from backend.settings import Settings
-from backend.streaming import TokenGate, _map_event, _payloads, describe_error
+from backend.streaming import EventMapper, describe_error
 from backend.tests.fakes import FakeRetriever
 
 
@@ -22,54 +22,70 @@ def test_describe_error_unknown_exception_hides_details():
     assert err.code == "internal_error" and "secret" not in err.message and "ValueError" in err.message
 
 
-def stream(node: str, text: str) -> dict:
-    return {
-        "event": "on_chat_model_stream",
-        "name": "m",
-        "metadata": {"langgraph_node": node},
-        "data": {"chunk": AIMessageChunk(content=text)},
-    }
+def token(node: str, text: str) -> tuple[str, tuple]:
+    return "messages", (AIMessageChunk(content=text), {"langgraph_node": node})
 
 
-def node_event(kind: str, state: dict) -> dict:
-    key = "input" if kind == "on_chain_start" else "output"
-    return {"event": kind, "name": "generator", "metadata": {"langgraph_node": "generator"}, "data": {key: state}}
+def task_start(node: str, state: dict) -> tuple[str, dict]:
+    return "tasks", {"id": "1", "name": node, "input": state, "triggers": ()}
 
 
-def test_payloads_keep_generator_tokens_and_drop_empty_and_other_nodes():
-    gate = TokenGate()
-    assert [p.text for p in _payloads(stream("generator", "Hi "), gate)] == ["Hi "]
-    assert _payloads(stream("generator", ""), gate) == []
-    assert _payloads(stream("rewriter", "standalone "), gate) == []
+def task_end(node: str) -> tuple[str, dict]:
+    return "tasks", {"id": "1", "name": node, "error": None, "result": {}, "interrupts": []}
+
+
+def run(mapper: EventMapper, *items: tuple) -> list:
+    return [p for mode, chunk in items for p in mapper.map(mode, chunk)]
+
+
+def test_tokens_kept_for_the_generator_only_and_empty_ones_dropped():
+    mapper = EventMapper()
+    assert [p.text for p in run(mapper, token("generator", "Hi "))] == ["Hi "]
+    assert run(mapper, token("generator", ""), token("rewriter", "standalone ")) == []
 
 
 def test_pii_split_across_tokens_never_leaves_unredacted_and_is_flushed_before_generator_end():
-    gate = TokenGate()
-    _payloads(node_event("on_chain_start", {"question": "Who to contact?", "documents": []}), gate)
+    mapper = EventMapper()
     pieces = ["Write ", "to jo", "hn.do", "e@exa", "mple.", "com to", "day."]
-    out = [p for piece in pieces for p in _payloads(stream("generator", piece), gate)]
-    out += _payloads(node_event("on_chain_end", {"answer": "x"}), gate)
+    out = run(
+        mapper,
+        task_start("generator", {"question": "Who to contact?", "documents": []}),
+        *(token("generator", p) for p in pieces),
+        task_end("generator"),
+    )
     texts = [p.text for p in out if hasattr(p, "text") and not hasattr(p, "node")]
     assert "john.doe" not in "".join(texts) and "".join(texts) == "Write to [EMAIL] today."
     assert out[-1].node == "generator" and out[-1].phase == "end"
 
 
 def test_pii_from_the_sources_may_be_repeated():
-    gate = TokenGate()
+    mapper = EventMapper()
     docs = [{"text": "Report incidents to security@northwind.example."}]
-    _payloads(node_event("on_chain_start", {"question": "Who?", "documents": docs}), gate)
-    out = _payloads(stream("generator", "Mail security@northwind.example now."), gate)
-    out += _payloads(node_event("on_chain_end", {}), gate)
+    out = run(
+        mapper,
+        task_start("generator", {"question": "Who?", "documents": docs}),
+        token("generator", "Mail security@northwind.example now."),
+        task_end("generator"),
+    )
     assert "".join(p.text for p in out if not hasattr(p, "node")) == "Mail security@northwind.example now."
 
 
-def test_map_event_status_only_for_the_node_itself_not_nested_runnables():
-    start = {
-        "event": "on_chain_start",
-        "name": "retriever",
-        "metadata": {"langgraph_node": "retriever"},
-        "data": {"input": {"targeted_documents": ["Policy.pdf"]}},
-    }
-    nested = {**start, "name": "RunnableSequence"}
-    assert _map_event(start).label == "Searching Policy.pdf…"
-    assert _map_event(nested) is None
+def test_a_node_report_becomes_its_end_status_and_progress_changes_its_label():
+    mapper = EventMapper()
+    out = run(
+        mapper,
+        task_start("retriever", {}),
+        ("custom", {"kind": "progress", "node": "retriever", "label": "Searching Policy.pdf…"}),
+        ("custom", {"kind": "report", "node": "retriever", "label": "Searching documents", "detail": "2 passages"}),
+        task_end("retriever"),
+    )
+    assert [(p.phase, p.label, p.detail) for p in out] == [
+        ("start", "Searching documents…", None),
+        ("progress", "Searching Policy.pdf…", None),
+        ("end", "Searching documents", "2 passages"),
+    ]
+
+
+def test_bookkeeping_and_unknown_tasks_make_no_status():
+    mapper = EventMapper()
+    assert run(mapper, task_start("start_turn", {}), task_end("start_turn"), task_start("other", {})) == []

@@ -28,12 +28,21 @@ export interface ChatMessage {
   request?: { message: string; mode: Mode };
 }
 
-/** Fold one status event into the step list: `start` opens a step, `end` closes the open one of its node. */
+/**
+ * Fold one status event into the step list: `start` opens a step, `progress` relabels the open one of its node
+ * ("Searching employee-handbook.md…"), `end` closes it.
+ */
 export function applyStatus(steps: StatusStep[], ev: StatusEvent, now: number): StatusStep[] {
   if (ev.phase === "start") {
     return [...steps, { node: ev.node, label: ev.label, detail: ev.detail, startedAt: now }];
   }
   const i = steps.findLastIndex((s) => s.node === ev.node && s.endedAt === undefined);
+  if (ev.phase === "progress") {
+    if (i === -1) return [...steps, { node: ev.node, label: ev.label, detail: ev.detail, startedAt: now }];
+    const next = [...steps];
+    next[i] = { ...next[i], label: ev.label };
+    return next;
+  }
   if (i === -1) return [...steps, { node: ev.node, label: ev.label, detail: ev.detail, startedAt: now, endedAt: now }];
   const next = [...steps];
   const firstWord = (label: string) => label.trim().split(/\s+/)[0]?.toLowerCase();

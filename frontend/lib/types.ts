@@ -30,7 +30,7 @@ export interface MetadataEvent {
 
 export interface StatusEvent {
   node: string;
-  phase: "start" | "end";
+  phase: "start" | "progress" | "end";
   label: string;
   detail: string | null;
 }

@@ -1,19 +1,30 @@
-"""generator: write the answer from the history window and the numbered sources, streaming tokens."""
+"""generator: write the answer after the prompt's stable prefix, streaming tokens.
+
+Contract: reads the question, `documents`, `intent`, the memory keys; writes `answer`, `sent` (the user message
+exactly as sent and the window it followed, for the transcript) and, with tools, `documents`. The user message
+holds only passages the window does not already show, then the question (see graph/history.py).
+"""
 
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime
 
+from backend.contract.types import Source
 from backend.graph.deps import GraphDeps
-from backend.graph.history import prompt_prefix
-from backend.graph.prompts import CONVERSATION_INDEX, CONVERSATION_SUMMARY, KNOWLEDGE_BASE, NO_DOCUMENTS, SOURCE_ENTRY
-from backend.graph.state import ChatState, Source
+from backend.graph.history import prefix, shown_ids, window
+from backend.graph.model import chat_model
+from backend.graph.prompts import CONVERSATION_INDEX, KNOWLEDGE_BASE, NO_DOCUMENTS, SOURCE_ENTRY, SOURCES_ALREADY_GIVEN
+from backend.graph.report import report
+from backend.graph.state import ChatState, SentPrompt
 from backend.memory.followup import PAST_CONVERSATION_RE
 from backend.memory.tools import MAX_TOOL_ROUNDS, ToolFindings, make_tools
+from backend.settings import Settings
+
+NODE = "generator"
 
 
 def format_sources(sources: list[Source]) -> str:
-    """The <knowledge_base> body: one entry per source with its marker, document and page."""
+    """The knowledge-base body: one entry per source with its marker, document and page."""
     return "\n\n".join(
         SOURCE_ENTRY.format(
             id=s["id"],
@@ -25,39 +36,43 @@ def format_sources(sources: list[Source]) -> str:
     )
 
 
-def memory_notes(state: ChatState, turns: int) -> str:
-    """Summary of exchanges beyond the history window; the Q&A index when the question is about the past."""
-    if not state.get("use_memory", True):
+def conversation_index(state: ChatState) -> str:
+    """The Q&A index, when the question is about the conversation itself."""
+    index = state.get("qa_index", []) if state.get("use_memory", True) else []
+    if not index or not PAST_CONVERSATION_RE.search(state["question"]):
         return ""
-    index = state.get("qa_index", [])
-    notes = ""
-    if state.get("summary") and len(index) > turns:
-        notes += CONVERSATION_SUMMARY.format(summary=state["summary"])
-    if index and PAST_CONVERSATION_RE.search(state["question"]):
-        lines = "\n".join(f"#{e['id']} [{', '.join(e['topics'])}] {e['question']}" for e in index)
-        notes += CONVERSATION_INDEX.format(lines=lines)
-    return notes
+    return CONVERSATION_INDEX.format(
+        lines="\n".join(f"#{e['id']} [{', '.join(e['topics'])}] {e['question']}" for e in index)
+    )
 
 
-def final_message(state: ChatState, turns: int = 0) -> HumanMessage:
-    """The last prompt message: memory notes, new context and the question, after the stable prefix."""
+def user_message(state: ChatState, settings: Settings) -> tuple[str, list[str]]:
+    """This turn's user message and the ids of the passages it shows (the ones the window does not)."""
     question, docs = state["question"], state.get("documents", [])
-    notes = memory_notes(state, turns)
-    if state.get("intent") == "rag" and docs:
-        return HumanMessage(content=notes + KNOWLEDGE_BASE.format(sources=format_sources(docs), question=question))
-    if state.get("intent") == "rag":
-        return HumanMessage(content=notes + NO_DOCUMENTS.format(question=question))
-    return HumanMessage(content=notes + question)
+    notes = conversation_index(state)
+    if state.get("intent") != "rag":
+        return notes + question, []
+    shown = shown_ids(state, settings)
+    new = [d for d in docs if d["id"] not in shown]
+    if new:
+        return notes + KNOWLEDGE_BASE.format(sources=format_sources(new), question=question), [d["id"] for d in new]
+    if docs:
+        return notes + SOURCES_ALREADY_GIVEN.format(question=question), []
+    return notes + NO_DOCUMENTS.format(question=question), []
 
 
 async def generate(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
-    """Set answer (and tool-found documents); tokens reach the client through the model's stream events."""
+    """Set answer and what was sent; tokens reach the client through the model's stream events."""
     deps = runtime.context
-    turns = deps.settings.history_turns if state.get("use_memory", True) else 0
-    prompt = [*prompt_prefix(state, turns), final_message(state, turns)]
+    text, ids = user_message(state, deps.settings)
+    prompt = [*prefix(state, deps.settings), HumanMessage(content=text)]
     if deps.settings.uses_tools and state.get("use_memory", True):
-        return await _generate_with_tools(state, deps, prompt)
-    return {"answer": await _stream_text(deps.chat_model, prompt)}
+        out = await _generate_with_tools(state, runtime, prompt)
+    else:
+        out = {"answer": await _stream_text(await chat_model(runtime, NODE), prompt)}
+    win = window(state, deps.settings)
+    sent = SentPrompt(prompt=text, sources=ids, window_start=win.start, window_note=win.note)
+    return {**out, "sent": sent, **report(runtime, NODE)}
 
 
 async def _stream_text(model: Runnable, prompt: list[BaseMessage]) -> str:
@@ -65,12 +80,13 @@ async def _stream_text(model: Runnable, prompt: list[BaseMessage]) -> str:
     return "".join(parts).strip()
 
 
-async def _generate_with_tools(state: ChatState, deps: GraphDeps, prompt: list[BaseMessage]) -> dict:
+async def _generate_with_tools(state: ChatState, runtime: Runtime[GraphDeps], prompt: list[BaseMessage]) -> dict:
     """At most MAX_TOOL_ROUNDS rounds of tool calls, then the answer; text of every round streams as it comes."""
+    deps = runtime.context
     findings = ToolFindings(sources=list(state.get("documents", [])))
     tools = make_tools(state, deps.retriever, deps.settings.retrieval_top_k, findings)
     by_name = {t.name: t for t in tools}
-    model, messages = deps.chat_model.bind_tools(tools), list(prompt)
+    model, messages = await chat_model(runtime, NODE, tools), list(prompt)
     for _ in range(MAX_TOOL_ROUNDS):
         reply: AIMessageChunk | None = None
         async for chunk in model.astream(messages):
@@ -81,4 +97,4 @@ async def _generate_with_tools(state: ChatState, deps: GraphDeps, prompt: list[B
         for call in reply.tool_calls:
             result = await by_name[call["name"]].ainvoke(call["args"]) if call["name"] in by_name else "unknown tool"
             messages.append(ToolMessage(content=str(result), tool_call_id=call["id"]))
-    return {"answer": await _stream_text(deps.chat_model, messages), "documents": findings.sources}
+    return {"answer": await _stream_text(await chat_model(runtime, NODE), messages), "documents": findings.sources}

@@ -8,22 +8,23 @@ and `input_redactions`; writes `triage` (log line; on block: route "blocked", sk
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
+from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import log, short_circuit
 from backend.guardrails.policy import block_message, check_input
+
+NODE = "guardrail_input"
 
 
 async def guardrail_input(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Block what the policy blocks; record what was redacted."""
     verdict = check_input(state["question"], runtime.context.policy)
     redacted = state.get("input_redactions", [])
-    details = {"action": verdict.action, "categories": verdict.categories or redacted, "reason": verdict.reason}
-    validation = {**state.get("validation", {}), "input": details | {"scores": verdict.scores}}
+    categories = verdict.categories or redacted
+    check = {"action": verdict.action, "categories": categories, "reason": verdict.reason, "scores": verdict.scores}
     if verdict.action == "block":
-        reply = block_message(verdict)
-        return {
-            **short_circuit(state, "guardrail_input", "blocked", reply, f"BLOCK ({verdict.reason})"),
-            "validation": validation,
-        }
+        out = short_circuit(NODE, "blocked", block_message(verdict), f"BLOCK ({verdict.reason})")
+        return {**out, "validation": {"input": check}, **report(runtime, NODE, "Message blocked", verdict.reason)}
     line = f"REDACT ({', '.join(t.lower() for t in redacted)})" if redacted else "PASS"
-    return {**log(state, f"guardrail_input: {line}"), "validation": validation}
+    detail = f"redacted {', '.join(redacted)}" if redacted else None
+    return {**log(f"{NODE}: {line}"), "validation": {"input": check}, **report(runtime, NODE, detail=detail)}

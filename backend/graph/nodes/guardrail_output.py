@@ -8,10 +8,15 @@ path, short-circuited ones included.
 
 from langgraph.runtime import Runtime
 
+from backend.contract.types import OutputCheck
 from backend.graph.deps import GraphDeps
 from backend.graph.prompts import SYSTEM_PROMPT
+from backend.graph.report import report
 from backend.graph.state import ChatState
+from backend.graph.triage import log
 from backend.guardrails.output import check_output
+
+NODE = "guardrail_output"
 
 
 async def guardrail_output(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
@@ -19,10 +24,10 @@ async def guardrail_output(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     answer = state.get("answer", "")
     sources_text = "\n".join(d["text"] for d in state.get("documents", []))
     verdict = check_output(answer, sources_text, state["question"], SYSTEM_PROMPT)
-    report = {"safe": verdict.safe, "issues": verdict.issues, "original_text": "" if verdict.safe else answer}
-    out: dict = {"validation": {**state.get("validation", {}), "output_guardrail": report}}
-    if verdict.text != answer:
-        out["answer"] = verdict.text
-    triage = dict(state.get("triage") or {})
-    triage["triage_log"] = [*triage.get("triage_log", []), f"guardrail_output: {'PASS' if verdict.safe else 'FIXED'}"]
-    return {**out, "triage": triage}
+    check = OutputCheck(safe=verdict.safe, issues=verdict.issues, original_text="" if verdict.safe else answer)
+    out: dict = {
+        "validation": {"output_guardrail": check},
+        **log(f"{NODE}: {'PASS' if verdict.safe else 'FIXED'}"),
+        **report(runtime, NODE, detail=", ".join(verdict.issues) or None),
+    }
+    return {**out, "answer": verdict.text} if verdict.text != answer else out

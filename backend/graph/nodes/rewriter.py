@@ -3,17 +3,21 @@
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from backend.contract.text import strip_mentions
 from backend.graph.deps import GraphDeps
-from backend.graph.history import prompt_prefix, recent_exchanges
-from backend.graph.nodes.router import MENTION_RE
+from backend.graph.history import prefix, recent_exchanges
+from backend.graph.model import chat_model
 from backend.graph.prompts import REWRITE
-from backend.graph.state import ChatState
+from backend.graph.report import report
+from backend.graph.state import ChatState, ContextDecision
 from backend.memory.followup import FollowUp, decide, entities, with_entity
 
-
-def strip_mentions(text: str) -> str:
-    """The text without @mentions, whitespace collapsed."""
-    return " ".join(MENTION_RE.sub(" ", text).split()) or text
+NODE = "rewriter"
+DECISION_LABELS = {
+    "fresh": "New question: searching afresh",
+    "reuse": "Follow-up: reusing the last answer's sources",
+    "both": "Follow-up: reusing the last sources and searching again",
+}
 
 
 def clean_rewrite(reply: str, fallback: str) -> str:
@@ -31,20 +35,37 @@ def clean_rewrite(reply: str, fallback: str) -> str:
 
 async def rewrite(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set rewritten_query and the context decision; a model call only for a follow-up that refers back."""
-    question = strip_mentions(state["question"])
-    turns = runtime.context.settings.history_turns
+    decision = context_decision(state)
+    query = await standalone_query(state, runtime)
+    detail = f"{query} ({decision['reason']})"
+    return {
+        "context_decision": decision,
+        "rewritten_query": query,
+        **report(runtime, NODE, DECISION_LABELS[decision["decision"]], detail),
+    }
+
+
+def context_decision(state: ChatState) -> ContextDecision:
+    """Reuse the last sources, search afresh, or both, with the reason."""
     followup = FollowUp(**state["followup"]) if state.get("followup") else FollowUp(False, "new", 1.0, "no history")
     new_mention = state.get("scope_source") == "mention" and state.get("targeted_documents") != state.get("scope")
     decision, why = decide(followup, new_mention)
     if not state.get("use_memory", True) or not state.get("last_context"):
         decision, why = "fresh", why if decision == "fresh" else "no earlier sources to reuse"
-    out = {"context_decision": {"decision": decision, "reason": why}}
-    if not state.get("use_memory", True) or not followup.is_followup or not recent_exchanges(state, turns):
-        return {**out, "rewritten_query": question}
-    if followup.kind == "clarification":
-        return {**out, "rewritten_query": state.get("last_query") or question}
-    prompt = [*prompt_prefix(state, turns), HumanMessage(content=REWRITE.format(question=question))]
-    reply = await runtime.context.chat_model.ainvoke(prompt)
+    return ContextDecision(decision=decision, reason=why)
+
+
+async def standalone_query(state: ChatState, runtime: Runtime[GraphDeps]) -> str:
+    """The question as a search query that needs no conversation (one model call for a reference)."""
+    question = strip_mentions(state["question"])
+    turns = runtime.context.settings.history_turns
+    followup = state.get("followup") or {}
+    if not state.get("use_memory", True) or not followup.get("is_followup") or not recent_exchanges(state, turns):
+        return question
+    if followup.get("kind") == "clarification":
+        return state.get("last_query") or question
+    prompt = [*prefix(state, runtime.context.settings), HumanMessage(content=REWRITE.format(question=question))]
+    reply = await (await chat_model(runtime, NODE)).ainvoke(prompt)
     last = recent_exchanges(state, 1)
     previous = entities(" ".join([state.get("last_query", ""), *(m.text for m in last)]))
-    return {**out, "rewritten_query": with_entity(clean_rewrite(reply.text, question), previous)}
+    return with_entity(clean_rewrite(reply.text, question), previous)

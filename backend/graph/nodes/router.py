@@ -6,15 +6,18 @@ from typing import Literal
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from backend.contract.text import mentions
 from backend.graph.deps import GraphDeps
 from backend.graph.history import recent_exchanges
+from backend.graph.model import chat_model
 from backend.graph.prompts import INTENT
+from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided, short_circuit
 from backend.memory.followup import PAST_CONVERSATION_RE, FollowUp, detect
 from backend.rag.mentions import resolve
 
-MENTION_RE = re.compile(r"""(?<![\w@])@(?:"([^"]+)"|([^\s"'@,;!?()]*[^\s"'@,;!?().:]))""")
+NODE = "router"
 CHAT_RE = re.compile(
     r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks?( you)?|thank you|bye|goodbye|how are you)\b"
     r"|\b(write|compose) (me )?(a|an) (poem|haiku|story|joke|limerick|song)\b|\btell me a joke\b",
@@ -27,12 +30,6 @@ RAG_RE = re.compile(
 )
 
 
-def mentions(text: str) -> list[str]:
-    """Document names written as @name or @"name with spaces", in order, without duplicates."""
-    found = [quoted or bare for quoted, bare in MENTION_RE.findall(text)]
-    return list(dict.fromkeys(found))
-
-
 def detect_followup(state: ChatState, turns: int) -> FollowUp:
     """Follow-up detection on the recent exchanges (none when memory is off for this turn)."""
     history = recent_exchanges(state, turns) if state.get("use_memory", True) else []
@@ -42,7 +39,10 @@ def detect_followup(state: ChatState, turns: int) -> FollowUp:
 async def route(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set intent, targeted documents and the reason for the choice, plus the follow-up verdict."""
     followup = detect_followup(state, runtime.context.settings.history_turns)
-    return {**await _route(state, runtime, followup), "followup": followup.as_dict()}
+    out = await _route(state, runtime, followup)
+    notes = "; ".join(out.get("mention_notes") or [])
+    detail = f"{out['intent']}: {out['route_reason']}" + (f" ({notes})" if notes else "")
+    return {**out, "followup": followup.as_dict(), **report(runtime, NODE, notes or None, detail)}
 
 
 async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: FollowUp) -> dict:
@@ -74,7 +74,7 @@ async def _targeted(state: ChatState, mentioned: list[str], runtime: Runtime[Gra
         return {
             **_decide("rag", notes[0]),
             "mention_notes": notes,
-            **short_circuit(state, "router", "mention", reply, "UNKNOWN_MENTION"),
+            **short_circuit(NODE, "mention", reply, "UNKNOWN_MENTION"),
         }
     reason = f"mentions {', '.join(resolution.documents)}"
     return {**_decide("rag", reason, resolution.documents), "mention_notes": notes, "scope_source": "mention"}
@@ -89,7 +89,8 @@ async def _probe(question: str, runtime: Runtime[GraphDeps]) -> dict:
         return _decide("rag", f"close to a document chunk (distance {distance:.2f})")
     if distance > settings.router_chat_distance:
         return _decide("chat", f"far from every document chunk (distance {distance:.2f})")
-    reply = await runtime.context.chat_model.ainvoke([HumanMessage(content=INTENT.format(question=question))])
+    model = await chat_model(runtime, NODE)
+    reply = await model.ainvoke([HumanMessage(content=INTENT.format(question=question))])
     intent = "chat" if "chat" in reply.text.lower() and "document" not in reply.text.lower() else "rag"
     return _decide(intent, f"model judged intent (distance {distance:.2f})")
 

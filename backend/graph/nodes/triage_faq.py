@@ -7,9 +7,12 @@ early_response, faq: {id, matched, score, sources}}.
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
+from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided, log, short_circuit
 from backend.guardrails.faq import match_faq
+
+NODE = "triage_faq"
 
 
 async def triage_faq(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
@@ -17,16 +20,16 @@ async def triage_faq(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     if decided(state):
         return {}
     faq = runtime.context.faq
-    if not faq or state.get("mode", "auto") != "auto" or "@" in state["question"]:
-        return log(state, "triage_faq: PASS")
-    match = match_faq(state["question"], faq)
+    match = None
+    if faq and state.get("mode", "auto") == "auto" and "@" not in state["question"]:
+        match = match_faq(state["question"], faq)
     if match is None:
-        return log(state, "triage_faq: PASS")
-    out = short_circuit(state, "triage_faq", "faq", match.entry.answer, f"ANSWERED ({match.entry.id})")
+        return {**log(f"{NODE}: PASS"), **report(runtime, NODE)}
+    out = short_circuit(NODE, "faq", match.entry.answer, f"ANSWERED ({match.entry.id})")
     out["triage"]["faq"] = {
         "id": match.entry.id,
         "matched": match.question,
         "score": round(match.score, 3),
         "sources": list(match.entry.sources),
     }
-    return out
+    return {**out, **report(runtime, NODE, "Answered from the FAQ", match.entry.id)}

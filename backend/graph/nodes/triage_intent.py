@@ -6,9 +6,12 @@ Contract: reads `question`, `triage`; on small talk writes `answer` and `triage`
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
+from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided, log, short_circuit
 from backend.guardrails.intent import classify_intent
+
+NODE = "triage_intent"
 
 
 async def triage_intent(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
@@ -17,5 +20,6 @@ async def triage_intent(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         return {}
     match = classify_intent(state["question"])
     if match is None:
-        return log(state, "triage_intent: PASS")
-    return short_circuit(state, "triage_intent", match.intent, match.reply, f"ANSWERED ({match.intent})")
+        return {**log(f"{NODE}: PASS"), **report(runtime, NODE)}
+    out = short_circuit(NODE, match.intent, match.reply, f"ANSWERED ({match.intent})")
+    return {**out, **report(runtime, NODE, "Small talk", match.intent)}

@@ -7,9 +7,11 @@ question far from every document (and not in chat mode) is answered with the sco
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
+from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided, log, short_circuit
 
+NODE = "triage_relevance"
 OFF_TOPIC_REPLY = "I can help with {scope}. That question seems to be outside them; try asking about your documents."
 
 
@@ -19,9 +21,10 @@ async def triage_relevance(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         return {}
     settings = runtime.context.settings
     if settings.off_topic != "decline" or state.get("mode") == "chat" or "@" in state["question"]:
-        return log(state, "triage_relevance: PASS")
+        return {**log(f"{NODE}: PASS"), **report(runtime, NODE)}
     distance = await runtime.context.retriever.nearest_distance(state["question"])
     if distance is not None and distance > settings.router_chat_distance:
         reply = OFF_TOPIC_REPLY.format(scope=settings.scope_text)
-        return short_circuit(state, "triage_relevance", "off_topic", reply, f"OFF_TOPIC (distance {distance:.2f})")
-    return log(state, "triage_relevance: PASS")
+        verdict = f"OFF_TOPIC (distance {distance:.2f})"
+        return {**short_circuit(NODE, "off_topic", reply, verdict), **report(runtime, NODE, "Off topic", verdict)}
+    return {**log(f"{NODE}: PASS"), **report(runtime, NODE)}

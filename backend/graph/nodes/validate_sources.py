@@ -1,27 +1,75 @@
-"""validate_sources: is the answer supported by the sources it cites? (lexical overlap + embeddings)
+"""validate_sources: check every claim of a documents answer against the passages, and repair its citations.
 
-Contract: reads `answer`, `documents`, `intent`, `triage`; writes `validation.sources`
-{grounded, confidence, issues, unsupported_sentences}; never changes the answer.
+Contract: reads `answer`, `documents`, `fresh_ids`, `intent`, `triage`; writes `validation.sources`
+{grounded, confidence, issues, unsupported_sentences, repairs, claims, supported, not_found, original_text}
+and, when citations were repaired or nothing was supported, `answer`:
+- each supported claim cites a passage that supports it (added or re-pointed); unsupported claims cite nothing;
+- with RAG_NOT_FOUND_REPLY (default), an answer with claims of which none is supported becomes an honest
+  "I could not find this in the documents" naming the closest passages.
+The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
 
 from langgraph.runtime import Runtime
 
+from backend.contract.types import Source, SourcesCheck
 from backend.graph.deps import GraphDeps
+from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
-from backend.guardrails.grounding import check_grounding
+from backend.guardrails.grounding import GroundingResult, check_grounding
+from backend.guardrails.repair import Repaired, not_found_reply, repair
+
+NODE = "validate_sources"
+CLOSEST = 2  # passages named in the not-found reply
+
+
+def closest(documents: list[Source], fresh_ids: list[str]) -> list[tuple[str, str | None]]:
+    """The documents (and sections) of the passages retrieved for this question, best first."""
+    fresh = [d for d in documents if d["id"] in fresh_ids] or documents
+    return [(d["document"], d.get("section")) for d in fresh[:CLOSEST]]
 
 
 async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
-    """Check each claim of a documents answer against its cited passages."""
+    """Ground the answer's claims in the passages; repair citations; replace an answer nothing supports."""
     if decided(state) or state.get("intent") != "rag" or not state.get("documents"):
         return {}
-    passages = {d["id"]: d["text"] for d in state["documents"]}
-    result = check_grounding(state.get("answer", ""), passages, runtime.context.embed)
-    report = {
-        "grounded": result.grounded,
-        "confidence": result.confidence,
-        "issues": result.issues,
-        "unsupported_sentences": result.unsupported_sentences,
-    }
-    return {"validation": {**state.get("validation", {}), "sources": report}}
+    settings, answer, docs = runtime.context.settings, state.get("answer", ""), state["documents"]
+    passages = {d["id"]: d["text"] for d in docs}
+    result = check_grounding(answer, passages, runtime.context.embed, settings.grounding_min_support, state["question"])
+    supported = sum(1 for c in result.claims if c.best is not None)
+    check = _check(result, supported)
+    if result.claims and not supported and settings.not_found_reply:
+        text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
+        check |= {"not_found": "replaced", "original_text": answer}
+        return _out(runtime, check, text, "nothing in the answer is in the sources: answered that it is not found")
+    if not result.claims and any(s.not_found for s in result.sentences):
+        check["not_found"] = "model"
+    fixed = repair(answer, result, {d["id"]: d["document"] for d in docs}) if settings.citation_repair else None
+    if fixed is None or fixed.text == answer:
+        return _out(runtime, check, None, _detail(result, fixed))
+    check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]
+    return _out(runtime, check, fixed.text, _detail(result, fixed))
+
+
+def _check(result: GroundingResult, supported: int) -> SourcesCheck:
+    return SourcesCheck(
+        grounded=result.grounded,
+        confidence=result.confidence,
+        issues=result.issues,
+        unsupported_sentences=result.unsupported_sentences,
+        claims=len(result.claims),
+        supported=supported,
+        not_found=None,
+        repairs=[],
+    )
+
+
+def _detail(result: GroundingResult, fixed: Repaired | None) -> str:
+    claims = len(result.claims)
+    said = f"{claims - len(result.unsupported_sentences)} of {claims} claims supported"
+    return said + (f"; {len(fixed.changes)} citation(s) repaired" if fixed and fixed.changes else "")
+
+
+def _out(runtime: Runtime[GraphDeps], check: SourcesCheck, answer: str | None, detail: str) -> dict:
+    out = {"validation": {"sources": check}, **report(runtime, NODE, detail=detail)}
+    return {**out, "answer": answer} if answer is not None else out

@@ -1,6 +1,6 @@
 import pytest
 
-from backend.tests.sse import parse_sse
+from bench.lib.sse import parse_sse
 
 
 def assert_clear_4xx(response, status: int, *words: str) -> None:
@@ -53,7 +53,54 @@ async def test_thread_when_unknown_then_404_json(client, method):
 
 
 async def test_patch_thread_when_title_empty_then_422_and_title_kept(client):
-    events = parse_sse((await client.post("/api/chat/stream", json={"message": "Hello"})).text)
+    events = parse_sse(await client.post("/api/chat/stream", json={"message": "Hello"}))
     thread_id = events[0][1]["thread_id"]
     assert_clear_4xx(await client.patch(f"/api/threads/{thread_id}", json={"title": ""}), 422, "title")
     assert (await client.get(f"/api/threads/{thread_id}")).json()["title"] == "Hello"
+
+
+@pytest.mark.parametrize("thread_id", [".", "..", "a/b", "x" * 129])
+async def test_chat_when_thread_id_cannot_round_trip_in_a_url_then_422_and_no_thread(client, thread_id):
+    assert_clear_4xx(await client.post("/api/chat", json={"message": "hi", "thread_id": thread_id}), 422, "thread_id")
+    assert (await client.get("/api/threads")).json() == []
+
+
+async def test_chat_when_thread_id_has_dots_but_is_not_a_dot_segment_then_accepted(client):
+    assert (await client.post("/api/chat", json={"message": "hi", "thread_id": "...v1.2"})).status_code == 200
+
+
+@pytest.mark.parametrize("title", ["   ", "\t\n"])
+async def test_patch_thread_when_title_blank_then_422_and_title_kept(client, title):
+    await client.post("/api/chat", json={"message": "Hello", "thread_id": "t"})
+    assert_clear_4xx(await client.patch("/api/threads/t", json={"title": title}), 422, "title")
+    assert (await client.get("/api/threads/t")).json()["title"] == "Hello"
+
+
+async def test_chat_when_body_is_not_utf8_then_422(client):
+    response = await client.post(
+        "/api/chat", content='{"message": "caf\u00e9"}'.encode("latin-1"), headers={"content-type": "application/json"}
+    )
+    assert_clear_4xx(response, 422, "UTF-8")
+
+
+async def test_chat_when_use_memory_is_not_a_boolean_then_422(client):
+    assert_clear_4xx(await client.post("/api/chat", json={"message": "hi", "use_memory": 0}), 422, "use_memory")
+
+
+async def test_wrong_method_gets_405_naming_every_method_the_path_accepts(client):
+    response = await client.put("/api/documents")
+    assert response.status_code == 405 and set(response.headers["allow"].split(", ")) >= {"GET", "POST"}
+    assert "GET" in response.json()["detail"] and "POST" in response.json()["detail"]
+
+
+async def test_every_4xx_in_the_schema_is_the_one_error_body(client):
+    schema = (await client.get("/openapi.json")).json()
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    for path, operations in schema["paths"].items():
+        for method, op in operations.items():
+            for code, response in op["responses"].items():
+                if code.startswith("4"):
+                    ref = response["content"]["application/json"]["schema"]["$ref"]
+                    assert ref.endswith("/ErrorBody"), (method, path, code)
+    threads = schema["paths"]["/api/threads/{thread_id}"]
+    assert {"404"} <= set(threads["get"]["responses"]) and {"404", "409"} <= set(threads["delete"]["responses"])

@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from backend.main import create_app
 from backend.settings import Settings
 from backend.tests.ollama_double import Reply, unreachable_url
-from backend.tests.sse import parse_sse
+from bench.lib.sse import parse_sse
 
 pytestmark = pytest.mark.usefixtures("no_model_env")  # every test here ignores the caller's RAG_* shell
 
@@ -40,7 +40,7 @@ async def stream_turn(client: httpx.AsyncClient, message: str, mode: str) -> lis
     response = await client.post("/api/chat/stream", json={"message": message, "mode": mode})
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/event-stream")
-    return parse_sse(response.text)
+    return parse_sse(response)
 
 
 def names(events: list[tuple[str, dict]]) -> list[str]:

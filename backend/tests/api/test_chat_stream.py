@@ -2,7 +2,7 @@ import uuid
 
 import httpx
 
-from backend.tests.sse import parse_sse
+from bench.lib.sse import parse_sse
 
 CHECKS_IN = ["guardrail_input", "triage_relevance", "triage_faq", "triage_intent"]
 CHECKS_OUT = ["validate_sources", "validate_tone", "guardrail_output", "memory"]
@@ -11,7 +11,7 @@ NODES_RAG = [*CHECKS_IN, "router", "rewriter", "retriever", "generator", *CHECKS
 
 async def stream(client: httpx.AsyncClient, **body) -> tuple[httpx.Response, list[tuple[str, dict]]]:
     response = await client.post("/api/chat/stream", json=body)
-    return response, parse_sse(response.text)
+    return response, parse_sse(response)
 
 
 async def test_stream_rag_turn_emits_contract_sequence(client):
@@ -85,27 +85,33 @@ async def test_faq_question_is_answered_from_the_faq_in_auto_mode_only(client, a
 
 async def test_stream_mention_targets_one_document_and_labels_search(client):
     _, events = await stream(client, message="@it-security-policy what about passwords?")
-    labels = [d["label"] for n, d in events if n == "status" and d["node"] == "retriever" and d["phase"] == "start"]
-    assert labels == ["Searching it-security-policy.md…"]
+    labels = [d["label"] for n, d in events if n == "status" and d["node"] == "retriever" and d["phase"] != "end"]
+    assert labels == ["Searching documents…", "Searching it-security-policy.md…"]
     assert {s["document"] for s in events[-2][1]["sources"]} == {"it-security-policy.md"}
 
 
-async def test_stream_follow_up_in_same_thread_sees_history(client, app):
+async def test_follow_up_prompt_starts_with_the_first_turns_prompt_and_answer_byte_for_byte(client, app):
+    model = app.state.services.deps.chat_model
     _, first = await stream(client, message="What is the notice period?", mode="rag")
     thread_id = first[0][1]["thread_id"]
-    model = app.state.services.deps.chat_model
-    model.calls.clear()
+    first_prompt = [m.text for m in model.calls[-1]]
     _, second = await stream(client, message="and during probation?", thread_id=thread_id, mode="rag")
     assert second[-1][0] == "done" and second[-1][1]["thread_id"] == thread_id
-    generator_prompt = model.calls[-1]
-    assert [m.text for m in generator_prompt[1:2]] == ["What is the notice period?"]
+    follow_up = [m.text for m in model.calls[-1]]
+    assert follow_up[: len(first_prompt)] == first_prompt  # the cached prefix: system, then turn 1 as sent
+    assert follow_up[len(first_prompt)] == first[-1][1]["answer"]
+    assert "What is the notice period?" in first_prompt[-1] and "and during probation?" in follow_up[-1]
 
 
 async def test_chat_json_returns_answer_with_sources(client):
     response = await client.post("/api/chat", json={"message": "How much does a Zephyr-9 service cost?", "mode": "rag"})
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"thread_id", "answer", "sources", "intent", "rewritten_query"}
+    assert set(body) == {
+        *("thread_id", "question", "answer", "sources", "intent", "rewritten_query", "route_reason"),
+        *("triage", "validation"),
+    }
+    assert body["validation"]["sources"]["grounded"] is True and body["triage"]["route"] == ""
     assert "240 euros" in body["answer"] and body["sources"][0]["document"] == "zephyr-9-service-manual.md"
 
 
@@ -124,4 +130,4 @@ async def test_stream_sends_heartbeat_pings_while_answer_is_slow(tmp_path):
             "/api/chat/stream", json={"message": "Write a poem about the sea", "mode": "chat"}, timeout=30
         )
     assert response.text.count(": ping") >= 1
-    assert parse_sse(response.text)[-1][0] == "done"
+    assert parse_sse(response)[-1][0] == "done"

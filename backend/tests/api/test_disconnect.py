@@ -2,11 +2,12 @@ import asyncio
 import time
 
 import httpx
+from httpx_sse import connect_sse
 from langchain_core.messages import HumanMessage
 
 from backend.llm.fake import ScriptedChatModel
 from backend.main import create_app
-from backend.tests.live_server import serve_in_thread
+from bench.lib.server import serve_in_thread
 
 
 class CancellationRecordingFake(ScriptedChatModel):
@@ -33,12 +34,9 @@ def test_stream_when_client_disconnects_then_model_cancelled_and_turn_not_persis
         reply_words = len(slow.invoke([HumanMessage("Write a poem about the sea")]).text.split())
         thread_id = "disconnect-test"
         with httpx.Client(base_url=url, timeout=30) as client:
-            with client.stream(
-                "POST", "/api/chat/stream", json={"message": "Write a poem about the sea", "thread_id": thread_id}
-            ) as r:
-                for line in r.iter_lines():
-                    if line.startswith("event: token"):
-                        break
+            body = {"message": "Write a poem about the sea", "thread_id": thread_id}
+            with connect_sse(client, "POST", "/api/chat/stream", json=body) as source:
+                next(sse for sse in source.iter_sse() if sse.event == "token")  # leaving the block disconnects
             deadline = time.monotonic() + 3
             while not slow.cancelled and time.monotonic() < deadline:
                 time.sleep(0.05)

@@ -120,9 +120,9 @@ async def test_search_api_bad_input(client):
 
 
 async def test_chat_with_unknown_mention_says_so_without_searching_everything(client):
-    from backend.tests.sse import parse_sse
+    from bench.lib.sse import parse_sse
 
-    events = parse_sse((await client.post("/api/chat/stream", json={"message": "@nosuchdoc what is it?"})).text)
+    events = parse_sse(await client.post("/api/chat/stream", json={"message": "@nosuchdoc what is it?"}))
     router_end = next(d for n, d in events if n == "status" and d["node"] == "router" and d["phase"] == "end")
     assert router_end["label"] == 'No document matches "@nosuchdoc"'
     assert "retriever" not in [d.get("node") for n, d in events if n == "status"]

@@ -3,12 +3,13 @@ from asgi_lifespan import LifespanManager
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from backend.main import create_app
-from backend.tests.sse import parse_sse
+from backend.tests.conftest import fake_settings
+from bench.lib.sse import parse_sse
 
 
 async def ask(client, message: str, thread_id: str | None = None, **extra) -> list[tuple[str, dict]]:
     body = {"message": message, "thread_id": thread_id, **extra}
-    events = parse_sse((await client.post("/api/chat/stream", json=body)).text)
+    events = parse_sse(await client.post("/api/chat/stream", json=body))
     assert events[-1][0] == "done", events[-1]
     return events
 
@@ -37,10 +38,11 @@ async def test_mention_scope_carries_into_follow_up_until_topic_changes(client):
     thread_id = first[0][1]["thread_id"]
     follow = await ask(client, "and during probation?", thread_id)
     assert "keeping the scope employee-handbook.md" in status(follow, "router")["detail"]
-    assert status(follow, "retriever", "start")["label"] == "Searching employee-handbook.md…"
+    assert status(follow, "retriever", "progress")["label"] == "Searching employee-handbook.md…"
     assert {s["document"] for s in sources(follow)} == {"employee-handbook.md"}
     switch = await ask(client, "What does the IT Security Policy require for passwords?", thread_id)
     assert status(switch, "retriever", "start")["label"] == "Searching documents…"
+    assert not [d for n, d in switch if n == "status" and d["node"] == "retriever" and d["phase"] == "progress"]
     assert status(switch, "rewriter")["label"] == "New question: searching afresh"
 
 
@@ -55,13 +57,22 @@ async def test_follow_up_keeps_earlier_ids_and_numbers_new_sources_after_them(cl
     assert len(keys) == len(set(keys))  # one id per source
 
 
-async def test_memory_endpoint_has_qa_index_and_summary_after_done(client, app):
-    first = await ask(client, "How often must the Zephyr-9 be serviced?", mode="rag")
-    thread_id = first[0][1]["thread_id"]
-    await ask(client, "Not the Zephyr-9 in general, only units in server rooms.", thread_id, mode="rag")
-    await app.state.services.summaries.wait(thread_id)
-    memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()
-    assert [e["id"] for e in memory["qa_index"]] == [1, 2]
+async def test_memory_endpoint_summarises_exchanges_once_they_leave_the_history_window(tmp_path):
+    app = create_app(fake_settings(tmp_path / "data", history_turns=1))
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t", timeout=60) as client,
+    ):
+        model = app.state.services.deps.chat_model
+        first = await ask(client, "How often must the Zephyr-9 be serviced?", mode="rag")
+        thread_id = first[0][1]["thread_id"]
+        await app.state.services.runner.summaries.wait(thread_id)
+        assert not [c for c in model.calls if "running summary" in c[-1].text]  # still inside the window
+        await ask(client, "Not the Zephyr-9 in general, only units in server rooms.", thread_id, mode="rag")
+        await ask(client, "And the Zephyr-7?", thread_id, mode="rag")
+        await app.state.services.runner.summaries.wait(thread_id)
+        memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()
+    assert [e["id"] for e in memory["qa_index"]] == [1, 2, 3]
     assert memory["qa_index"][0]["question"] == "How often must the Zephyr-9 be serviced?"
     assert "Zephyr-9" in memory["qa_index"][0]["topics"]
     assert "only units in server rooms" in memory["summary"] and memory["summarized_upto"] == 2
@@ -102,11 +113,11 @@ async def test_memory_survives_restart(settings):
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
     ):
         thread_id = (await ask(c, "Hello there"))[0][1]["thread_id"]
-        await app.state.services.summaries.wait(thread_id)
+        await app.state.services.runner.summaries.wait(thread_id)
     again = create_app(settings)
     async with (
         LifespanManager(again),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=again), base_url="http://t") as c,
     ):
         memory = (await c.get(f"/api/threads/{thread_id}/memory")).json()
-    assert memory["qa_index"][0]["question"] == "Hello there" and memory["summary"]
+    assert memory["qa_index"][0]["question"] == "Hello there"

@@ -2,11 +2,11 @@ import httpx
 from asgi_lifespan import LifespanManager
 
 from backend.main import create_app
-from backend.tests.sse import parse_sse
+from bench.lib.sse import parse_sse
 
 
 async def turn(client, message: str, thread_id: str | None = None) -> str:
-    events = parse_sse((await client.post("/api/chat/stream", json={"message": message, "thread_id": thread_id})).text)
+    events = parse_sse(await client.post("/api/chat/stream", json={"message": message, "thread_id": thread_id}))
     assert events[-1][0] == "done"
     return events[0][1]["thread_id"]
 

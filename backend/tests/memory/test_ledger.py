@@ -1,4 +1,5 @@
-from backend.memory.ledger import as_sources, assign_ids, cited_ids, drop_unknown_citations, entries, source_key
+from backend.contract.citations import cited_ids
+from backend.memory.ledger import as_sources, assign_ids, drop_unknown_citations, entries, source_key
 from backend.tests.fakes import source
 
 A = source("x", "Policy.pdf", "Notice is two months.")

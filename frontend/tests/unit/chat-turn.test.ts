@@ -12,6 +12,16 @@ describe("applyStatus", () => {
     ]);
   });
 
+  it("relabels the open step of a node on progress and keeps the new label when it ends", () => {
+    let steps = applyStatus([], { node: "retriever", phase: "start", label: "Searching documents…", detail: null }, 1);
+    steps = applyStatus(steps, { node: "retriever", phase: "progress", label: "Searching Policy.pdf…", detail: null }, 2);
+    expect(steps).toEqual([{ node: "retriever", label: "Searching Policy.pdf…", detail: null, startedAt: 1 }]);
+    steps = applyStatus(steps, { node: "retriever", phase: "end", label: "Searching documents", detail: "2 passages" }, 3);
+    expect(steps).toEqual([
+      { node: "retriever", label: "Searching Policy.pdf…", detail: "2 passages", startedAt: 1, endedAt: 3 },
+    ]);
+  });
+
   it("keeps an end label that carries news, such as an unknown mention", () => {
     const steps = applyStatus(
       [{ node: "router", label: "Understanding question…", detail: null, startedAt: 1 }],

@@ -48,6 +48,7 @@ async def test_remember_updates_ledger_context_cited_index_scope():
     assert out["scope"] == ["Policy.pdf"] and out["last_intent"] == "rag" and out["last_query"] == "notice period"
 
 
-async def test_remember_with_memory_off_writes_nothing_but_the_answer():
+async def test_remember_with_memory_off_writes_nothing_but_the_answer_and_its_record():
     out = await remember(state(answer="Two months [S3].", use_memory=False), runtime())
-    assert set(out) == {"answer", "sources", "validation"}
+    assert set(out) == {"answer", "sources", "validation", "turn_record", "steps"}
+    assert out["turn_record"]["use_memory"] is False and out["turn_record"]["answer"] == "Two months [S3]."

@@ -9,10 +9,22 @@ HISTORY = [HumanMessage("How often is the Zephyr-9 serviced?"), AIMessage("Every
 HISTORY_TEXT = " ".join(m.text for m in HISTORY)
 
 
+TRANSCRIPT = [
+    {
+        "question": "How often is the Zephyr-9 serviced?",
+        "prompt": "<knowledge_base>\n[S1] manual.md\nService every 12 months.\n</knowledge_base>\n\nQuestion: "
+        "How often is the Zephyr-9 serviced?",
+        "answer": "Every 12 months [S1].",
+        "sources": ["S1"],
+    }
+]
+
+
 def followup_state(question: str, **extra) -> dict:
     return {
         "question": question,
         "messages": HISTORY,
+        "transcript": TRANSCRIPT,
         "followup": detect(question, HISTORY_TEXT).as_dict(),
         "last_query": "How often is the Zephyr-9 serviced?",
         "last_context": ["S1"],
@@ -34,7 +46,7 @@ async def test_rewrite_when_reference_followup_then_one_call_with_stable_prefix_
     assert len(model.calls) == 1
     sent = model.calls[0]
     assert isinstance(sent[0], SystemMessage)
-    assert [m.text for m in sent[1:3]] == [m.text for m in HISTORY]
+    assert [m.text for m in sent[1:3]] == [TRANSCRIPT[0]["prompt"], TRANSCRIPT[0]["answer"]]  # the generator's prefix
     assert "how much does it cost?" in sent[-1].text
     assert out["context_decision"]["decision"] == "both"
 
@@ -51,10 +63,8 @@ async def test_rewrite_keeps_model_answer_and_adds_lost_entity():
 async def test_rewrite_when_clarification_then_reuse_previous_query_without_llm():
     model = ScriptedChatModel()
     out = await rewrite(followup_state("Are you sure?"), runtime(model))
-    assert out == {
-        "rewritten_query": "How often is the Zephyr-9 serviced?",
-        "context_decision": {"decision": "reuse", "reason": out["context_decision"]["reason"]},
-    }
+    assert out["rewritten_query"] == "How often is the Zephyr-9 serviced?"
+    assert out["context_decision"]["decision"] == "reuse"
     assert model.calls == []
 
 

@@ -1,6 +1,4 @@
-"""Measure the guardrail detectors on public data and print paste-ready Markdown tables.
-
-    .venv/bin/python scripts/bench_guardrails.py [--json out.json] [--datasets ../shared/datasets] [--no-embed]
+"""Guardrail detectors on public data: injection and PII detection rates, false positives, added latency.
 
 Injection: BIPIA attacks (text_attack_test + code_attack_test) typed by the user (source="user"), and inserted
 into the 50 BIPIA e-mails at the start, a random sentence boundary and the end (as BIPIA's insert_* functions do),
@@ -13,7 +11,7 @@ import argparse
 import json
 import random
 import re
-import statistics
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -35,8 +33,10 @@ from backend.guardrails import (
 )
 from backend.rag.chunking import chunk_sections
 from backend.rag.loaders import Section, load_document
+from backend.settings import Settings
+from bench.lib import DATASETS, ROOT, SAMPLE_DOCS, report
+from bench.lib.stats import median, percentile
 
-ROOT = Path(__file__).resolve().parents[1]
 # BIPIA categories whose attack text is an ordinary request ("Recommend a good book..."): an attack only when it
 # arrives inside third-party content; typed by the user it is an off-topic question for triage_relevance.
 # The train file reuses the name "Language Translation" for such requests; in the test file it means
@@ -89,7 +89,7 @@ def rates(scores: list[float]) -> dict:
 def corpus_chunks() -> list[str]:
     """Chunks of the sample documents."""
     out: list[str] = []
-    for path in sorted((ROOT / "data" / "documents").iterdir()):
+    for path in sorted(SAMPLE_DOCS.iterdir()):
         out += [c.text for c in chunk_sections(load_document(path.name, path.read_bytes()).sections)]
     return out
 
@@ -166,7 +166,7 @@ def bench_triage(benign: list[str]) -> dict:
     }
 
 
-def timed(fn: Callable[[object], object], inputs: Iterable[object], repeat: int = 3) -> dict[str, float]:
+def timed(fn: Callable[[object], object], inputs: Iterable[object], repeat: int = 3) -> dict[str, float | None]:
     """p50/p95 over the inputs of each input's median time in ms (the median of repeats drops scheduler noise)."""
     per_input = []
     for item in inputs:
@@ -175,13 +175,8 @@ def timed(fn: Callable[[object], object], inputs: Iterable[object], repeat: int 
             start = time.perf_counter()
             fn(item)
             runs.append((time.perf_counter() - start) * 1000)
-        per_input.append(statistics.median(runs))
-    per_input.sort()
-    return {
-        "p50": statistics.median(per_input),
-        "p95": per_input[int(0.95 * (len(per_input) - 1))],
-        "n": len(per_input),
-    }
+        per_input.append(median(runs) or 0.0)
+    return {"p50": percentile(per_input, 50), "p95": percentile(per_input, 95), "n": len(per_input)}
 
 
 def synthetic_answers(benign: list[str]) -> list[tuple[str, str, str]]:
@@ -238,15 +233,10 @@ def load_embedder(cache_dir: Path) -> Callable | None:
     return OfflineMiniLM(root) if (root / "onnx" / "model.onnx").exists() else None
 
 
-def pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def markdown(inj: dict, pii: dict, triage: dict, latency: dict) -> str:
-    """The results as Markdown tables."""
+def injection_tables(inj: dict, markdown: bool, categories: bool) -> list[str]:
+    """Share flagged per set at each threshold (the product's marked), then per BIPIA category if asked."""
     t = str(inj["threshold"])
-    lines = [f"### Prompt injection (threshold {t})", "", "| set | n | flagged |", "|---|---|---|"]
-    rows = [
+    sets = [
         ("BIPIA direct, all test attacks (user input)", inj["direct_all"]),
         ("BIPIA direct, instruction-hijack categories", inj["direct_hijack"]),
         ("BIPIA direct, task-request categories", inj["direct_task"]),
@@ -258,54 +248,73 @@ def markdown(inj: dict, pii: dict, triage: dict, latency: dict) -> str:
         ("FPR: sample-corpus chunks (document)", inj["fpr_corpus_chunks"]),
         ("FPR: Vaswani abstracts (document)", inj["fpr_vaswani"]),
     ]
-    lines += [f"| {name} | {r['n']} | {pct(r[t])} |" for name, r in rows]
-    lines += ["", "Threshold sweep (flagged share):", "", "| set | " + " | ".join(map(str, THRESHOLDS)) + " |",
-              "|---" * (len(THRESHOLDS) + 1) + "|"]  # fmt: skip
-    for name, r in rows:
-        lines.append(f"| {name} | " + " | ".join(pct(r[str(x)]) for x in THRESHOLDS) + " |")
-    lines += ["", "| BIPIA category | direct | indirect |", "|---|---|---|"]
-    lines += [f"| {cat} | {pct(v['direct'][t])} | {pct(v['indirect'][t])} |" for cat, v in inj["per_category"].items()]
-    lines += ["", "### PII on presidio synth_dataset_v2 (overlap match)", "",
-              "| type | gold spans | recall | precision | exact span |", "|---|---|---|---|---|"]  # fmt: skip
+    heads = ["set", "n", *(f"{x}*" if str(x) == t else str(x) for x in THRESHOLDS)]
+    rows = [[name, r["n"], *(report.pct(r[str(x)]) for x in THRESHOLDS)] for name, r in sets]
+    per_category = [
+        [c, report.pct(v["direct"][t]), report.pct(v["indirect"][t])] for c, v in inj["per_category"].items()
+    ]
+    title = f"Prompt injection: share flagged per threshold (* the product's, {t})"
+    if not categories:
+        return [report.table(title, heads, rows, markdown) + "\n(--categories: per BIPIA category)"]
+    return [
+        report.table(title, heads, rows, markdown),
+        report.table(f"BIPIA categories at {t}", ["category", "direct", "indirect"], per_category, markdown),
+    ]
+
+
+def pii_table(pii: dict, markdown: bool) -> str:
+    """Recall, precision and exact-span share per PII type, and the whole of the six."""
     per_type = dict(pii["per_type"])
-    per_type["all six (micro)"] = {
-        k: sum(v[k] for v in pii["per_type"].values()) for k in ("gold", "found", "exact", "predicted", "correct")
-    }
-    for kind, s in per_type.items():
-        recall, precision = s["found"] / s["gold"], s["correct"] / max(1, s["predicted"])
-        lines.append(f"| {kind} | {s['gold']} | {pct(recall)} | {pct(precision)} | {pct(s['exact'] / s['gold'])} |")
-    lines += ["", f"Reference: {PRESIDIO_REFERENCE}"]
+    keys = ("gold", "found", "exact", "predicted", "correct")
+    per_type["all six (micro)"] = {k: sum(v[k] for v in pii["per_type"].values()) for k in keys}
+    rows = [
+        [kind, s["gold"], report.pct(s["found"] / s["gold"]), report.pct(s["correct"] / max(1, s["predicted"]))]
+        + [report.pct(s["exact"] / s["gold"])]
+        for kind, s in per_type.items()
+    ]
     unmapped = ", ".join(f"{k} {v}" for k, v in sorted(pii["unmapped"].items(), key=lambda kv: -kv[1]))
-    lines += ["", f"Not redacted (no mapping): {unmapped}.", f"PII matches in the benign questions: "
-              f"{pii['benign_false_matches']}.", "", "### Other detectors on the benign questions", "",
-              "| check | count |", "|---|---|"]  # fmt: skip
-    lines += [f"| {k} | {v} |" for k, v in triage.items()]
-    lines += ["", "### Added latency (ms, one CPU thread, median of 3 runs per input)", "",
-              "| node / detector | inputs | p50 | p95 |", "|---|---|---|---|"]  # fmt: skip
-    lines += [f"| {k} | {v['n']} | {v['p50']:.3f} | {v['p95']:.3f} |" for k, v in latency.items()]
-    return "\n".join(lines)
+    heads = ["type", "gold spans", "recall", "precision", "exact span"]
+    notes = f"not redacted (no mapping): {unmapped}\nPII matches in the benign questions: {pii['benign_false_matches']}"
+    title = "PII on presidio synth_dataset_v2 (overlap match)"
+    return "\n".join([report.table(title, heads, rows, markdown), notes, f"Reference: {PRESIDIO_REFERENCE}"])
 
 
-def main() -> None:
-    """Run every benchmark, print Markdown, optionally write JSON."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
-    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "ragline")
+def render(results: dict, markdown: bool, categories: bool) -> str:
+    """Every table of the run."""
+    triage = [[k, v] for k, v in results["triage"].items()]
+    latency = [
+        [k, v["n"], report.num(v["p50"], digits=3), report.num(v["p95"], digits=3)]
+        for k, v in results["latency"].items()
+    ]
+    latency_title = "Added latency, ms (one CPU thread, median of 3 runs per input)"
+    tables = [
+        *injection_tables(results["injection"], markdown, categories),
+        pii_table(results["pii"], markdown),
+        report.table("Other detectors on the benign questions", ["check", "count"], triage, markdown),
+        report.table(latency_title, ["node / detector", "inputs", "p50", "p95"], latency, markdown),
+    ]
+    return "\n\n".join(tables)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every measurement, print the tables, write the JSON."""
+    parser = argparse.ArgumentParser(prog="bench.guardrails", description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", type=Path, default=DATASETS, help="the shared datasets folder")
     parser.add_argument("--no-embed", action="store_true", help="skip the MiniLM grounding timing")
-    args = parser.parse_args()
+    parser.add_argument("--categories", action="store_true", help="also print the rates per BIPIA category")
+    report.add_output_args(parser, "guardrails")
+    args = parser.parse_args(argv)
     benign = [q for q in (ROOT / "data" / "benign_questions.txt").read_text().splitlines() if q.strip()]
-    embed = None if args.no_embed else load_embedder(args.cache_dir)
+    embed = None if args.no_embed else load_embedder(Settings().cache_dir)
     results = {
         "injection": bench_injection(args.datasets, benign),
         "pii": bench_pii(args.datasets, benign),
         "triage": bench_triage(benign),
         "latency": bench_latency(args.datasets, benign, embed),
     }
-    print(markdown(results["injection"], results["pii"], results["triage"], results["latency"]))
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+    report.publish(render(results, args.markdown, args.categories), results, args.json)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,25 +1,24 @@
-"""Harness for scripts/bench_stream.py: the real create_app plus a model-call recorder and document ingestion.
+"""The real app plus a recorder of every chat-model call, served as `--factory bench.lib.recorder:create_recording_app`.
 
-Run by uvicorn in a child process (`--factory bench_app:create_bench_app --app-dir scripts`). The product code is
-untouched: the lifespan is wrapped to ingest BENCH_DOCS into the app's own collection and to attach a LangChain
-callback handler to the chat model that records every model call (node, messages, exact request payload, and
-time.monotonic() stamps, comparable across processes on Linux). GET /_bench/calls returns the records.
+The product code is untouched: the lifespan is wrapped to attach a LangChain callback handler to the chat model
+that records each call (node, thread, messages, the exact request payload, and time.monotonic() stamps, comparable
+across processes on Linux). GET /_bench/calls returns the records.
 """
 
-import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import httpx
 from fastapi import FastAPI
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 
 from backend.main import create_app
-from backend.rag.knowledge import ingest_paths
+
+FACTORY = "bench.lib.recorder:create_recording_app"
 
 
 class CallRecorder(BaseCallbackHandler):
@@ -68,7 +67,7 @@ class CallRecorder(BaseCallbackHandler):
             call["t_end"], call["error"] = time.monotonic(), type(error).__name__
 
 
-def _payload(model: Any, messages: list[BaseMessage]) -> dict | None:
+def request_payload(model: Any, messages: list[BaseMessage]) -> dict | None:
     """The exact JSON body an OpenAI-compatible model sends for these messages (None for other models)."""
     if not hasattr(model, "_get_request_payload"):
         return None
@@ -78,13 +77,8 @@ def _payload(model: Any, messages: list[BaseMessage]) -> dict | None:
     return model._get_request_payload(messages, **kwargs)
 
 
-async def ingest(services: Any, paths: list[Path]) -> dict:
-    """Ingest the files into the app's own knowledge base (the product's ingestion code)."""
-    return await ingest_paths(services.knowledge, paths)
-
-
-def create_bench_app() -> FastAPI:
-    """The product app with the bench lifespan wrapper and the /_bench/calls route."""
+def create_recording_app() -> FastAPI:
+    """The product app with the recorder attached in its lifespan and the /_bench/calls route."""
     app = create_app()
     inner = app.router.lifespan_context
     recorder = CallRecorder()
@@ -92,27 +86,26 @@ def create_bench_app() -> FastAPI:
     @asynccontextmanager
     async def lifespan(a: FastAPI) -> AsyncIterator[Any]:
         async with inner(a) as state:
-            services = a.state.services
-            services.models.chat_model.callbacks = [recorder]
-            docs = [Path(p) for p in os.environ.get("BENCH_DOCS", "").split(os.pathsep) if p]
-            a.state.bench_ingested = await ingest(services, docs)
+            a.state.services.models.chat_model.callbacks = [recorder]
             yield state
 
     app.router.lifespan_context = lifespan
 
     @app.get("/_bench/calls", include_in_schema=False)
-    async def calls(clear: bool = False) -> dict:
+    async def calls() -> list[dict]:
         model = app.state.services.models.chat_model
-        out = [
+        return [
             {
                 **{k: v for k, v in c.items() if k != "messages"},
                 "messages": [{"type": m.type, "content": m.text} for m in c["messages"]],
-                "payload": _payload(model, c["messages"]),
+                "payload": request_payload(model, c["messages"]),
             }
             for c in sorted(recorder.calls.values(), key=lambda c: c["t_start"])
         ]
-        if clear:
-            recorder.calls.clear()
-        return {"ingested": app.state.bench_ingested, "calls": out}
 
     return app
+
+
+def recorded_calls(base_url: str) -> list[dict]:
+    """The model calls a running recording app has made, oldest first."""
+    return httpx.get(f"{base_url}/_bench/calls", timeout=60).json()

@@ -1,45 +1,46 @@
-"""Request bodies, responses and SSE payloads: the contract with frontend/ and other clients."""
+"""Request and response bodies of the HTTP API (the SSE payloads are in events.py)."""
 
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from backend.graph.state import Mode
+from backend.contract.text import THREAD_ID_PATTERN
+from backend.contract.types import Mode, PublicSource, Triage, TurnStatus, Validation
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx and 5xx: one sentence saying what went wrong and what to fix."""
+
+    detail: str
 
 
 class ChatRequest(BaseModel):
     """Body of POST /api/chat and /api/chat/stream."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     message: str = Field(min_length=1, description="The user's question, 1 to 16000 characters.")
-    thread_id: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    thread_id: str | None = Field(
+        None,
+        pattern=THREAD_ID_PATTERN,
+        description="Continue this thread; letters, digits and _ . : - (not . or ..), up to 128 characters.",
+    )
     mode: Mode = "auto"
     use_memory: bool = Field(True, description="false: this turn neither reads nor writes conversation memory")
 
 
-class SourceOut(BaseModel):
-    """A cited chunk as clients see it."""
-
-    id: str
-    document: str
-    page: int | None = None
-    chunk: int
-    snippet: str
-    score: float
-    section: str | None = None
-    chunks: list[int] | None = None
-    cited: bool = True
-
-
 class ChatResponse(BaseModel):
-    """Body of POST /api/chat."""
+    """Body of POST /api/chat: what the stream's sources and done events carry."""
 
     thread_id: str
+    question: str
     answer: str
-    sources: list[SourceOut]
+    sources: list[PublicSource]
     intent: str
     rewritten_query: str
+    route_reason: str = ""
+    triage: Triage | None = None
+    validation: Validation | None = None
 
 
 class ThreadSummary(BaseModel):
@@ -55,9 +56,12 @@ class MessageOut(BaseModel):
 
     role: Literal["user", "assistant"]
     content: str
-    sources: list[SourceOut] | None = None
+    sources: list[PublicSource] | None = None
     intent: str | None = None
     steps: list[str] | None = None
+    triage: Triage | None = None
+    validation: Validation | None = None
+    status: TurnStatus | None = None
 
 
 class ThreadDetail(BaseModel):
@@ -71,9 +75,9 @@ class ThreadDetail(BaseModel):
 class ThreadPatch(BaseModel):
     """Body of PATCH /api/threads/{id}."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=200, pattern=r"\S", description="New title; not blank.")
 
 
 class DocumentOut(BaseModel):
@@ -110,7 +114,7 @@ class UploadAccepted(BaseModel):
 class SearchRequest(BaseModel):
     """Body of POST /api/search."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     query: str = Field(min_length=1, max_length=2000)
     k: int = Field(10, ge=1, le=50)
@@ -120,62 +124,18 @@ class SearchRequest(BaseModel):
 class SearchResponse(BaseModel):
     """Body of POST /api/search: the chat's retrieval pipeline without the model."""
 
-    results: list[SourceOut]
+    results: list[PublicSource]
     timings: dict[str, float]
 
 
-# --- SSE payloads: event name -> data model -------------------------------------------------
+class Health(BaseModel):
+    """Body of GET /api/health."""
 
-
-class MetadataEvent(BaseModel):
-    thread_id: str
-    run_id: str
-
-
-class StatusEvent(BaseModel):
-    node: str
-    phase: Literal["start", "end"]
-    label: str
-    detail: str | None = None
-
-
-class TokenEvent(BaseModel):
-    text: str
-
-
-class ReplaceEvent(BaseModel):
-    """The final answer differs from the streamed tokens: show `text` instead, and why."""
-
-    text: str
-    reason: str
-
-
-class SourcesEvent(BaseModel):
-    sources: list[SourceOut]
-
-
-class DoneEvent(BaseModel):
-    thread_id: str
-    question: str = ""  # as stored: with PII redacted when the input policy redacts it
-    answer: str
-    intent: str
-    rewritten_query: str
-    route_reason: str = ""
-    triage: dict | None = None
-    validation: dict | None = None
-
-
-class ErrorEvent(BaseModel):
-    code: str
-    message: str
-
-
-SSE_EVENTS: dict[type[BaseModel], str] = {
-    MetadataEvent: "metadata",
-    StatusEvent: "status",
-    TokenEvent: "token",
-    ReplaceEvent: "replace",
-    SourcesEvent: "sources",
-    DoneEvent: "done",
-    ErrorEvent: "error",
-}
+    status: str
+    backend: str
+    model: str
+    embedding_model: str
+    reranker: str
+    documents: int
+    chunks: int
+    versions: dict[str, str | None]

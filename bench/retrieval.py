@@ -1,7 +1,4 @@
-#!/usr/bin/env python3
-"""Benchmark retrieval on the Vaswani collection: ingestion throughput, quality per pipeline, /api/search latency.
-
-    .venv/bin/python scripts/bench_retrieval.py [--limit-docs N] [--queries N] [--json out.json] [--data-dir DIR]
+"""Retrieval on the Vaswani collection: ingestion throughput, quality per pipeline, /api/search latency.
 
 --data-dir is the Vaswani folder (default ../shared/datasets/vaswani from the repo root), read in place.
 --limit-docs 0 ingests all 11,429 abstracts; the default (3000) ingests every document judged relevant to the
@@ -14,159 +11,49 @@ twenty minutes on two busy cores. Everything runs on a fresh Ragline data dir (a
    model folder exists), and how many queries the product's relevance gate would answer with nothing.
 3. POST /api/search latency through the real app (fake chat model) with the embedding reranker and with none,
    interleaved query by query so machine noise hits both alike.
-Goals are reported, never enforced: the script exits 0 whatever the figures are.
+--quick (300 documents, 10 queries) checks that everything runs in about two minutes. Goals are reported, never
+enforced: the exit code is 0 whatever the figures are.
 """
 
 import argparse
 import asyncio
-import json
 import logging
-import math
-import os
 import shutil
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
-from asgi_lifespan import LifespanManager
-from bench_retrieval_data import (
-    Collection,
-    Subset,
-    doc_name,
-    docno_of,
-    evaluate,
-    load_vaswani,
-    markdown,
-    percentile,
-    published_reference,
-    select_docs,
-    select_queries,
-)
 
 from backend.main import create_app
 from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
-from backend.rag.ingestion import EMBED_BATCH, Ingestor
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.rerank import EmbeddingReranker, FlashRankReranker, FusionOrder, Reranker
 from backend.rag.search import HybridRetriever, SearchConfig
 from backend.rag.store import open_client, open_collection
 from backend.settings import Settings
+from bench.lib import DATASETS, report
+from bench.lib.server import asgi_client
+from bench.lib.stats import percentile
+from bench.retrieval_data import (
+    Collection,
+    docno_of,
+    evaluate,
+    load_vaswani,
+    published_reference,
+    select_docs,
+    select_queries,
+)
+from bench.retrieval_ingest import ingest
 
-REPO = Path(__file__).resolve().parent.parent
 EMBED_MODEL = "all-MiniLM-L6-v2"
 NO_BUDGET = 10**9  # token budget large enough that trimming never drops a result
 K = 10
-BLOCK = 250  # documents ingested, then embedded bare, per side-by-side measurement
-
-
-class Stopwatch:
-    """Seconds spent per label by wrapped callables."""
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = defaultdict(float)
-
-    def wrap(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """`fn` with its time added to `label`."""
-
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.seconds[label] += time.perf_counter() - start
-
-        return timed
-
-
-class TimedCollection:
-    """The Chroma collection with add and delete timed; everything else passes through."""
-
-    def __init__(self, collection: Any, watch: Stopwatch) -> None:
-        self._collection = collection
-        self.add = watch.wrap("chroma add", collection.add)
-        self.delete = watch.wrap("chroma delete", collection.delete)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._collection, name)
-
-
-def load() -> str:
-    """The 1-minute load average and the core count, for the noise note."""
-    return f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
-
-
-def embed_in_slices(embed: OfflineMiniLM, texts: list[str]) -> None:
-    """The embedder called directly on consecutive slices of 32 texts, as the Ingestor batches them."""
-    for i in range(0, len(texts), EMBED_BATCH):
-        embed(texts[i : i + EMBED_BATCH])
-
-
-def ingest_each(ingestor: Ingestor, files: list[tuple[str, bytes]]) -> None:
-    """One Ingestor.ingest per file, as scripts/ingest does."""
-    for name, data in files:
-        ingestor.ingest(name, data)
-
-
-def seconds(fn: Callable[..., Any], *args: Any) -> float:
-    """Wall time of one call."""
-    start = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - start
-
-
-def ingest(
-    kb: KnowledgeBase, collection: Any, embed: OfflineMiniLM, settings: Settings, coll: Collection, subset: Subset
-) -> dict:
-    """Ingest block by block through the real Ingestor; each block's texts also go through the bare embedder."""
-    watch = Stopwatch()
-    ingestor = Ingestor(
-        kb.index,
-        TimedCollection(collection, watch),
-        watch.wrap("embed", embed),
-        settings.chunk_target_tokens,
-        settings.chunk_overlap_tokens,
-    )
-    files = [(doc_name(d), coll.docs[d].encode()) for d in subset.docs]
-    per_doc = [len(ingestor.prepare(name, data).chunks) for name, data in files]
-    embed([coll.docs[d] for d in subset.docs[:EMBED_BATCH]])  # load the ONNX session before any timing
-    spent: dict[str, float] = defaultdict(float)
-    ratios = []
-    for n, first in enumerate(range(0, len(files), BLOCK)):
-        block = files[first : first + BLOCK]
-        texts = [c.text for name, data in block for c in ingestor.prepare(name, data).chunks]
-        steps = [
-            ("ingest", ingest_each, ingestor, block),
-            ("raw", embed_in_slices, embed, texts),
-            ("sorted", embed, texts),
-        ]
-        took = {label: seconds(fn, *args) for label, fn, *args in steps[n % 3 :] + steps[: n % 3]}  # rotate order
-        ratios.append(took["raw"] / took["ingest"])
-        for label, t in took.items():
-            spent[label] += t
-        done = first + len(block)
-        print(f"  {done:,}/{len(files):,} documents, ingest/raw {ratios[-1]:.2f} (load {load()})", file=sys.stderr)
-    chunks = kb.index.count_chunks()
-    return {
-        "documents": len(files),
-        "chunks": chunks,
-        "multi_chunk_documents": sum(n > 1 for n in per_doc),
-        "max_chunks_per_document": max(per_doc),
-        "seconds": spent["ingest"],
-        "chunks_per_s": chunks / spent["ingest"],
-        "raw_embed_chunks_per_s": chunks / spent["raw"],
-        "raw_embed_chunks_per_s_length_sorted": chunks / spent["sorted"],
-        "ratio_ingest_to_raw": spent["raw"] / spent["ingest"],
-        "ratio_per_block": {"blocks": len(ratios), "min": min(ratios), "max": max(ratios)},
-        "share_of_ingest_time": {k: v / spent["ingest"] for k, v in sorted(watch.seconds.items())}
-        | {"other (parse, chunk, injection scan, SQLite)": 1 - sum(watch.seconds.values()) / spent["ingest"]},
-    }
 
 
 def ranked_documents(sources: list[dict]) -> list[str]:
@@ -221,7 +108,7 @@ def quality(
         rows.append(
             {"pipeline": label, **evaluate(runs, coll.qrels, K), "run_p50_ms": percentile(times, 50), "empty": empty}
         )
-        print(f"  {label}: nDCG@10 {rows[-1]['ndcg@10']:.4f}", file=sys.stderr)
+        report.progress(f"{label}: nDCG@10 {rows[-1]['ndcg@10']:.4f}")
     for row in rows:  # how often a pipeline's top 10 is exactly vector search's, order included
         row["same_top10_as_vector"] = sum(ranked[row["pipeline"]][q] == ranked["vector"][q] for q in queries)
     return {"pipelines": rows, "flashrank_skipped": skipped, "gating": gating(kb, collection, settings, coll, queries)}
@@ -265,13 +152,7 @@ async def latency(settings: dict[str, Settings], texts: list[str]) -> list[dict]
     """POST /api/search p50/p95 per app, cold then warm query-vector cache, apps interleaved query by query."""
     samples: dict[tuple[str, str], list[dict]] = defaultdict(list)
     async with AsyncExitStack() as stack:
-        clients = {}
-        for label, s in settings.items():
-            manager = await stack.enter_async_context(LifespanManager(create_app(s), startup_timeout=300))
-            transport = httpx.ASGITransport(app=manager.app)
-            clients[label] = await stack.enter_async_context(
-                httpx.AsyncClient(transport=transport, base_url="http://bench")
-            )
+        clients = {label: await stack.enter_async_context(asgi_client(create_app(s))) for label, s in settings.items()}
         for client in clients.values():  # load each app's ONNX session outside the timed requests
             await timed_search(client, "warm-up request, not a Vaswani query")
         for phase in ("cold", "warm"):
@@ -303,27 +184,20 @@ def app_settings(base: Settings, flashrank_found: bool) -> dict[str, Settings]:
     return apps
 
 
-def finite(value: Any) -> Any:
-    """The results with NaN (a percentile of no samples) as null, so the JSON is standard."""
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [finite(v) for v in value]
-    return None if isinstance(value, float) and math.isnan(value) else value
-
-
-def parse_args() -> argparse.Namespace:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="bench.retrieval", description=__doc__.split("\n\n")[0])
     p.add_argument("--limit-docs", type=int, default=3000, help="documents to ingest; 0 = all 11,429 (default 3000)")
     p.add_argument("--queries", type=int, default=None, help="evaluate the first N queries (default all 93)")
-    p.add_argument("--json", type=Path, default=None, help="also write every figure to this JSON file")
-    p.add_argument(
-        "--data-dir", type=Path, default=REPO.parent / "shared" / "datasets" / "vaswani", help="Vaswani folder"
-    )
+    p.add_argument("--quick", action="store_true", help="300 documents and 10 queries: a check that all runs")
+    p.add_argument("--data-dir", type=Path, default=DATASETS / "vaswani", help="the Vaswani folder")
     p.add_argument("--seed", type=int, default=13, help="seed of the random document sample")
     p.add_argument("--keep", action="store_true", help="keep the temp Ragline data dir and print where it is")
-    return p.parse_args()
+    report.add_output_args(p, "retrieval")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.limit_docs, args.queries = 300, 10
+    return args
 
 
 def run(args: argparse.Namespace, work: Path) -> dict:
@@ -332,48 +206,98 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     queries = select_queries(coll, args.queries)
     subset = select_docs(coll, queries, args.limit_docs, args.seed)
     settings = Settings(llm_backend="fake", data_dir=work)
-    setup = {"subset": subset.description, "queries": len(queries), "load_start": load(), "k": K}
+    setup = {"subset": subset.description, "queries": len(queries), "load_start": report.load(), "k": K}
     setup |= {"candidates": settings.search_candidates, "chunk_target_tokens": settings.chunk_target_tokens}
-    print(f"Ingesting {subset.description} into {work}", file=sys.stderr)
+    report.progress(f"ingesting {subset.description} into {work}")
     embed = OfflineMiniLM(ensure_onnx_files(settings.cache_dir))
     collection = open_collection(open_client(settings), settings.collection, embed)
     kb = KnowledgeBase(settings, collection, embed, EMBED_MODEL)
     try:
         ingestion = ingest(kb, collection, embed, settings, coll, subset)
-        print(f"Evaluating {len(queries)} queries (load {load()})", file=sys.stderr)
+        report.progress(f"evaluating {len(queries)} queries (load {report.load()})")
         quality_ = quality(kb, collection, embed, settings, coll, queries)
     finally:
         kb.index.close()
-    print(f"Timing POST /api/search (load {load()})", file=sys.stderr)
+    report.progress(f"timing POST /api/search (load {report.load()})")
     apps = app_settings(settings, quality_["flashrank_skipped"] is None)
     timings = asyncio.run(latency(apps, [coll.queries[q] for q in queries]))
-    setup["load_end"] = load()
-    return {
-        "setup": setup,
-        "ingestion": ingestion,
-        "quality": quality_,
-        "latency": timings,
-        "reference": published_reference(coll.readme),
-    }
+    setup["load_end"] = report.load()
+    reference = published_reference(coll.readme)
+    return {"setup": setup, "ingestion": ingestion, "quality": quality_, "latency": timings, "reference": reference}
 
 
-def main() -> None:
-    """Run the benchmark in a temp data dir and print the Markdown report."""
-    args = parse_args()
+def ingestion_table(ing: dict, markdown: bool) -> str:
+    """One row: documents, chunks, time and throughput of ingestion vs the bare embedder."""
+    blocks = ing["ratio_per_block"]
+    row = [f"{ing['documents']:,}", f"{ing['chunks']:,}", report.num(ing["seconds"], " s", 0)]
+    row += [report.num(ing["chunks_per_s"]), report.num(ing["raw_embed_chunks_per_s"])]
+    row.append(f"{ing['ratio_ingest_to_raw']:.2f} ({blocks['min']:.2f}-{blocks['max']:.2f})")
+    heads = ["documents", "chunks", "ingest time", "chunks/s", "raw embedder chunks/s", "ingest / raw (blocks)"]
+    shares = ", ".join(f"{k} {v:.0%}" for k, v in ing["share_of_ingest_time"].items())
+    title = "Ingestion, one Ingestor.ingest per document, vs the bare embedder in slices of 32"
+    return report.table(title, heads, [row], markdown) + f"\ningest time went to: {shares}"
+
+
+def quality_table(qual: dict, markdown: bool) -> str:
+    """Per pipeline: nDCG, Recall and MRR at 10, in-process run() time, and the relevance gate's verdict."""
+    rows = [
+        [r["pipeline"], *(f"{r[m]:.4f}" for m in ("ndcg@10", "recall@10", "mrr@10"))]
+        + [report.num(r["run_p50_ms"]), r["same_top10_as_vector"], r["empty"]]
+        for r in qual["pipelines"]
+    ]
+    heads = ["pipeline", "nDCG@10", "Recall@10", "MRR@10", "run() p50 ms", "same top 10 as vector", "empty"]
+    g, near = qual["gating"], qual["gating"]["nearest_distance"]
+    notes = [
+        f"relevance gate at RAG_RELEVANCE_MAX_DISTANCE={g['max_distance']}: {g['gated']} of {g['queries']} queries "
+        f"get no sources (nearest chunk distance min {near['min']:.3f}, median {near['p50']:.3f}, max "
+        f"{near['max']:.3f}); router probe: {g['router_rag']} queries within {g['router_rag_distance']}, "
+        f"{g['router_chat']} beyond {g['router_chat_distance']}"
+    ]
+    if qual["flashrank_skipped"]:
+        notes.append(f"FlashRank skipped: {qual['flashrank_skipped']}")
+    title = "Quality at document level (top 10, gate off)"
+    return "\n".join([report.table(title, heads, rows, markdown), *notes])
+
+
+def latency_table(rows: list[dict], markdown: bool) -> str:
+    """POST /api/search p50/p95 and the endpoint's own stage timings per reranker, cold and warm."""
+    stages = ("p50_ms", "p95_ms", "vector_p50_ms", "bm25_p50_ms", "expand_p50_ms", "rerank_p50_ms")
+    body = [[r["reranker"], r["pass"], *(report.num(r[k]) for k in stages), r["empty"]] for r in rows]
+    heads = ["reranker", "query cache", "p50", "p95", "vector", "bm25", "expand", "rerank", "empty"]
+    return report.table("POST /api/search in-process, apps called alternately (ms)", heads, body, markdown)
+
+
+def render(results: dict, markdown: bool) -> str:
+    """The run's setup line, then the ingestion, quality and latency tables."""
+    s = results["setup"]
+    head = f"retrieval: {s['subset']}; {s['queries']} queries; load {s['load_start']} at start, {s['load_end']} at end"
+    return "\n\n".join(
+        [
+            head,
+            ingestion_table(results["ingestion"], markdown),
+            quality_table(results["quality"], markdown),
+            latency_table(results["latency"], markdown),
+            f"Published reference: {results['reference']}.",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark in a temp data dir, print the tables, write the JSON."""
+    args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    work = Path(tempfile.mkdtemp(prefix="ragline-bench-"))
+    work = Path(tempfile.mkdtemp(prefix="ragline-bench-retrieval-"))
     try:
         results = run(args, work)
     finally:
         if args.keep:
-            print(f"data dir kept: {work}", file=sys.stderr)
+            report.progress(f"data dir kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    results["setup"]["command"] = " ".join([".venv/bin/python scripts/bench_retrieval.py", *sys.argv[1:]])
-    print(markdown(results))
-    if args.json:
-        args.json.write_text(json.dumps(finite(results), indent=2))
+    results["setup"]["argv"] = sys.argv
+    report.publish(render(results, args.markdown), results, args.json)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

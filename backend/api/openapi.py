@@ -1,0 +1,65 @@
+"""The OpenAPI schema as the API really behaves: one error body everywhere, and the SSE payloads documented."""
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic.json_schema import models_json_schema
+
+from backend.contract.api import ErrorBody
+from backend.contract.events import SSE_EVENTS
+
+REF = "#/components/schemas/{model}"
+FASTAPI_422 = {"HTTPValidationError", "ValidationError"}
+
+
+def build_openapi(app: FastAPI) -> dict[str, Any]:
+    """The schema FastAPI generates, with its 422 list-of-errors body replaced by ErrorBody and SSE events added."""
+    schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    models = [(m, "serialization") for m in (*SSE_EVENTS, ErrorBody)]
+    _, extra = models_json_schema(models, ref_template=REF)  # type: ignore[arg-type]
+    components.update(extra.get("$defs", {}))
+    components["ChatStreamEvent"] = stream_event_schema()
+    error_ref = {"$ref": REF.format(model="ErrorBody")}
+    for operation in (op for path in schema["paths"].values() for op in path.values()):
+        unprocessable = operation.get("responses", {}).get("422")
+        if unprocessable:
+            unprocessable["description"] = "The request is malformed or a value is not allowed; the message says why."
+            unprocessable["content"] = {"application/json": {"schema": error_ref}}
+    for name in FASTAPI_422:
+        components.pop(name, None)
+    return schema
+
+
+def stream_event_schema() -> dict[str, Any]:
+    """One SSE event of a chat stream (OpenAPI 3.2 style): its name, and its data as JSON of that event's model."""
+    return {
+        "description": "One server-sent event: `event` names it, `data` is the JSON of its model.",
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "event": {"const": name},
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": {"$ref": REF.format(model=model.__name__)},
+                    },
+                },
+                "required": ["event", "data"],
+            }
+            for model, name in SSE_EVENTS.items()
+        ],
+    }
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Serve build_openapi's schema (built once, on first request)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build_openapi(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -1,0 +1,75 @@
+"""SSE payloads of a chat turn: event name -> data model. The stream is metadata, status…, token…, replace?,
+sources?, then done or error."""
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from backend.contract.types import PublicSource, Triage, Validation
+
+
+class MetadataEvent(BaseModel):
+    """First event: which thread and run this stream belongs to."""
+
+    thread_id: str
+    run_id: str
+
+
+class StatusEvent(BaseModel):
+    """A step of the turn starts, reports progress (a new label while it runs) or ends with what it decided."""
+
+    node: str
+    phase: Literal["start", "progress", "end"]
+    label: str
+    detail: str | None = None
+
+
+class TokenEvent(BaseModel):
+    """Answer text from the model, in order, never empty."""
+
+    text: str
+
+
+class ReplaceEvent(BaseModel):
+    """The final answer differs from the streamed tokens: show `text` instead, and why."""
+
+    text: str
+    reason: str
+
+
+class SourcesEvent(BaseModel):
+    """The sources the answer cites (by their thread-wide ids), or the retrieved ones with cited=false."""
+
+    sources: list[PublicSource]
+
+
+class DoneEvent(BaseModel):
+    """Last event of a completed turn: the final answer and how it was produced."""
+
+    thread_id: str
+    question: str = ""  # as stored: with PII redacted when the input policy redacts it
+    answer: str
+    intent: str
+    rewritten_query: str
+    route_reason: str = ""
+    triage: Triage | None = None
+    validation: Validation | None = None
+
+
+class ErrorEvent(BaseModel):
+    """Last event of a failed turn; nothing of it was stored."""
+
+    code: str
+    message: str
+
+
+SSE_EVENTS: dict[type[BaseModel], str] = {
+    MetadataEvent: "metadata",
+    StatusEvent: "status",
+    TokenEvent: "token",
+    ReplaceEvent: "replace",
+    SourcesEvent: "sources",
+    DoneEvent: "done",
+    ErrorEvent: "error",
+}
+TurnEvent = MetadataEvent | StatusEvent | TokenEvent | ReplaceEvent | SourcesEvent | DoneEvent | ErrorEvent

@@ -1,0 +1,177 @@
+"""Shapes shared across layers: a source, triage and validation verdicts, a recorded turn.
+
+TypedDicts (from typing_extensions, so pydantic can validate and document them on Python 3.11): the graph keeps
+them in its state, the stores persist them, and the wire models in events.py and api.py embed them as they are.
+"""
+
+from typing import Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+Mode = Literal["auto", "rag", "chat"]
+Intent = Literal["rag", "chat"]
+TurnStatus = Literal["completed", "stopped", "interrupted", "failed"]
+
+
+class Source(TypedDict):
+    """One passage given to the model, numbered S1, S2, … by the thread's citation ledger."""
+
+    id: str
+    document: str
+    page: int | None
+    chunk: int
+    snippet: str
+    score: float
+    text: str
+    section: NotRequired[str | None]
+    chunks: NotRequired[list[int]]
+    cited: NotRequired[bool]
+    doc_id: NotRequired[str]
+    start: NotRequired[int]  # the passage's character span in the document's text (GET /api/documents/{id}/text)
+    end: NotRequired[int]
+    relevance: NotRequired[float | None]  # cosine similarity of its best chunk to the query
+
+
+class FaqMatch(TypedDict):
+    """The FAQ entry that answered a question."""
+
+    id: str
+    matched: str
+    score: float
+    sources: list[str]
+
+
+class Triage(TypedDict):
+    """How the turn was routed before the model: a log line per node, and an early answer if one was given."""
+
+    route: str
+    skip_llm: bool
+    early_response: str
+    triage_log: list[str]
+    faq: NotRequired[FaqMatch]
+
+
+class InputCheck(TypedDict):
+    """The input guardrail's verdict on the question."""
+
+    action: str
+    categories: list[str]
+    reason: str
+    scores: dict[str, float]
+
+
+class UnsupportedClaim(TypedDict):
+    """A sentence stating a fact that no passage supports, with its span in the final answer."""
+
+    text: str
+    start: int
+    end: int
+
+
+class CitationRepair(TypedDict):
+    """A citation added, re-pointed or removed after generation, and why."""
+
+    kind: Literal["add", "repoint", "remove"]
+    sentence: str
+    before: list[str]
+    after: list[str]
+    reason: str
+
+
+class SourcesCheck(TypedDict):
+    """Whether the answer's claims are supported by the passages it was given, and what was repaired."""
+
+    grounded: bool
+    confidence: float
+    issues: list[str]
+    unsupported_sentences: list[str]
+    unsupported: NotRequired[list[UnsupportedClaim]]
+    repairs: NotRequired[list[CitationRepair]]
+    claims: NotRequired[int]
+    supported: NotRequired[int]
+    not_found: NotRequired[Literal["model", "replaced"] | None]  # who said the documents lack the answer
+    original_text: NotRequired[str]  # the model's answer when it was replaced by the not-found reply
+
+
+class ToneCheck(TypedDict):
+    """House tone rules applied to the answer."""
+
+    appropriate: bool
+    adjustments: list[str]
+    original_text: str
+
+
+class OutputCheck(TypedDict):
+    """The output guardrail's verdict on the final answer."""
+
+    safe: bool
+    issues: list[str]
+    original_text: str
+
+
+class CitationCheck(TypedDict):
+    """Ids the final answer cites, and citations removed because no such source was given."""
+
+    cited: list[str]
+    removed: list[str]
+
+
+class Validation(TypedDict, total=False):
+    """Every check's verdict; each node adds its own key."""
+
+    input: InputCheck
+    sources: SourcesCheck
+    tone: ToneCheck
+    output_guardrail: OutputCheck
+    citations: CitationCheck
+
+
+class PublicSource(TypedDict):
+    """A source as clients see it: without the passage text."""
+
+    id: str
+    document: str
+    page: int | None
+    chunk: int
+    snippet: str
+    score: float
+    section: NotRequired[str | None]
+    chunks: NotRequired[list[int] | None]
+    cited: NotRequired[bool]
+    doc_id: NotRequired[str]
+    start: NotRequired[int]
+    end: NotRequired[int]
+    relevance: NotRequired[float | None]
+
+
+class TurnRecord(TypedDict):
+    """A finished turn as the thread page and the export show it; committed with the turn's checkpoint."""
+
+    run_id: str
+    question: str
+    answer: str
+    rewritten_query: str
+    intent: str
+    route_reason: str
+    sources: list[PublicSource]
+    steps: list[str]
+    triage: Triage | None
+    validation: Validation | None
+    provider: str
+    model: str
+    latency_ms: float
+    use_memory: bool
+    status: TurnStatus
+    created_at: str
+
+
+class StoredTurn(TurnRecord):
+    """A recorded turn with its place in the thread."""
+
+    thread_id: str
+    turn: int
+
+
+def public(source: Source) -> PublicSource:
+    """The source without its passage text."""
+    return PublicSource(**{k: v for k, v in source.items() if k != "text"})  # type: ignore[typeddict-item]

@@ -1,0 +1,116 @@
+"""Citation repair: every supported claim cites a passage that supports it, and no unsupported claim cites any.
+
+For each claim of a grounding result (grounding.py):
+- supported, no marker          -> add the marker of its best passage;
+- supported, a marker that does not support it -> re-point that marker to its best passage
+  (markers that do support it are kept);
+- unsupported                   -> remove its markers; the sentence is listed with its span.
+A documents answer with claims of which none is supported is not presented at all: `not_found_reply` says the
+documents do not contain it and names the closest passages instead.
+"""
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from backend.contract.citations import CITATION_RE, marker, tidy
+from backend.guardrails.grounding import GroundingResult, SentenceSupport
+
+_TRAILING_PUNCT = re.compile(r"([.!?]+[\"')\]\u201d\u2019]*)$")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One citation change and why it was made."""
+
+    kind: str  # add | repoint | remove
+    sentence: str
+    before: list[str]
+    after: list[str]
+    reason: str
+
+    def as_dict(self) -> dict:
+        """JSON-friendly form for the validation record."""
+        return {
+            "kind": self.kind,
+            "sentence": self.sentence,
+            "before": self.before,
+            "after": self.after,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """The answer with repaired citations, what changed, and the claims no passage supports."""
+
+    text: str
+    changes: list[Change] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+
+
+def repair(answer: str, result: GroundingResult, names: Mapping[str, str]) -> Repaired:
+    """Apply the repair rules to the answer; `names` maps passage ids to document names (for the reasons)."""
+    pieces: list[str] = []
+    changes: list[Change] = []
+    cursor = 0
+    for s in result.sentences:
+        pieces.append(answer[cursor : s.start])
+        new_ids, change = _decide(s, names)
+        pieces.append(_with_markers(s.sentence, new_ids) if change else s.sentence)
+        changes += [change] if change else []
+        cursor = s.end
+    pieces.append(answer[cursor:])
+    unsupported = [s.sentence for s in result.claims if s.best is None]
+    return Repaired(tidy("".join(pieces)), changes, [tidy(CITATION_RE.sub("", u)) for u in unsupported])
+
+
+def _decide(s: SentenceSupport, names: Mapping[str, str]) -> tuple[list[str], Change | None]:
+    """The ids the sentence should cite, and the change (None when it stays as it is)."""
+    if not s.claim:
+        return s.cited, None
+    if s.best is None:
+        why = f"no source contains {', '.join(s.missing_facts)}" if s.missing_facts else "no source supports it"
+        return [], Change("remove", s.sentence, s.cited, [], why) if s.cited else None
+    good = [c for c in s.cited if s.support.get(c, 0.0) >= s.support[s.best] * 0.8 and s.support[c] > 0]
+    if not s.cited:
+        return [s.best], Change("add", s.sentence, [], [s.best], f"supported by {names.get(s.best, s.best)}")
+    if len(good) == len(s.cited):
+        return s.cited, None
+    after = good or [s.best]
+    wrong = [c for c in s.cited if c not in good]
+    why = f"{', '.join(wrong)} does not support it; {names.get(after[0], after[0])} does"
+    return after, Change("repoint", s.sentence, s.cited, after, why)
+
+
+def _with_markers(sentence: str, ids: list[str]) -> str:
+    """The sentence with its markers replaced by `ids`, placed before its final punctuation."""
+    bare = tidy(CITATION_RE.sub("", sentence))
+    if not ids:
+        return bare
+    tail = _TRAILING_PUNCT.search(bare)
+    if tail:
+        return f"{bare[: tail.start()].rstrip()} {marker(ids)}{tail.group(1)}"
+    return f"{bare} {marker(ids)}"
+
+
+def reason(changes: list[dict]) -> str:
+    """One line for the `replace` event: what changed in the citations and why."""
+    parts = []
+    for c in changes:
+        if c["kind"] == "repoint":
+            parts.append(f"citation {', '.join(c['before'])} → {', '.join(c['after'])}: {c['reason']}")
+        elif c["kind"] == "add":
+            parts.append(f"citation {', '.join(c['after'])} added: {c['reason']}")
+        else:
+            parts.append(f"citation {', '.join(c['before'])} removed: {c['reason']}")
+    return "; ".join(parts)
+
+
+def not_found_reply(closest: list[tuple[str, str | None]]) -> str:
+    """The answer when the documents do not contain one: say so and name the closest passages found."""
+    if not closest:
+        return "I could not find this in the documents."
+    where = [f"{doc} ({section})" if section else doc for doc, section in dict.fromkeys(closest)]
+    listed = where[0] if len(where) == 1 else ", ".join(where[:-1]) + f" and {where[-1]}"
+    return f"I could not find this in the documents. The closest passages I found are in {listed}."

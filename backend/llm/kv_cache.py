@@ -1,0 +1,97 @@
+"""A thread's KV cache on disk, through llama.cpp's own slot save and restore (`/slots/{id}?action=save|restore`).
+
+After a turn its slot is saved as one file per thread; before the first turn of a thread since this process
+started (after a restart), the file is restored into the slot, so the follow-up costs a file read, not a prefill.
+Switching threads in a running server is served by llama.cpp's host-memory prompt cache (`cache_ram_mib`).
+Files are keyed on the thread, the model file and the prompt layout, so a cache made by another model or layout
+is never restored; the total is capped (least recently used first) and a thread's file goes with the thread.
+"""
+
+import hashlib
+import logging
+from pathlib import Path
+
+import httpx
+
+log = logging.getLogger(__name__)
+
+
+class KVCache:
+    """Saved slot files under one folder (llama.cpp's `slot_save_path`)."""
+
+    def __init__(self, folder: Path, base_url: str, model_tag: str, layout: str, max_mb: float, thread_mb: float):
+        self.folder, self.base_url = folder, base_url
+        self.model_tag, self.layout = model_tag, layout
+        self.max_bytes, self.thread_bytes = int(max_mb * 1e6), int(thread_mb * 1e6)
+        self.warm: set[str] = set()  # threads served since start: llama.cpp's RAM cache has them
+        folder.mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def thread_key(thread_id: str) -> str:
+        """The file-name stem of a thread (a hash: thread ids never reach the file system)."""
+        return hashlib.sha256(thread_id.encode()).hexdigest()[:32]
+
+    def filename(self, thread_id: str) -> str:
+        """The thread's file for this model and prompt layout."""
+        return f"{self.thread_key(thread_id)}.{self.model_tag}.{self.layout}.bin"
+
+    async def restore(self, slot: int, thread_id: str) -> int:
+        """Load the thread's saved state into the slot if it was not served since start; tokens restored (0: none)."""
+        if thread_id in self.warm or not (self.folder / self.filename(thread_id)).exists():
+            self.warm.add(thread_id)
+            return 0
+        self.warm.add(thread_id)
+        reply = await self._slot_call(slot, "restore", thread_id)
+        if reply is None:
+            return 0
+        (self.folder / self.filename(thread_id)).touch()  # recently used
+        return int(reply.get("n_restored", 0))
+
+    async def save(self, slot: int, thread_id: str) -> int:
+        """Save the slot as the thread's file; bytes written (files over the per-thread cap are not kept)."""
+        reply = await self._slot_call(slot, "save", thread_id)
+        path = self.folder / self.filename(thread_id)
+        if reply is None or not path.exists():
+            return 0
+        size = path.stat().st_size
+        if size > self.thread_bytes:
+            log.info("KV cache of a thread is %.0f MB, over RAG_KV_CACHE_THREAD_MB: not kept", size / 1e6)
+            path.unlink(missing_ok=True)
+            return 0
+        self.prune()
+        return size
+
+    def delete(self, thread_id: str) -> None:
+        """Remove every saved file of a thread (any model or layout)."""
+        for path in self.folder.glob(f"{self.thread_key(thread_id)}.*.bin"):
+            path.unlink(missing_ok=True)
+        self.warm.discard(thread_id)
+
+    def prune(self) -> None:
+        """Drop least recently used files until the folder is under its cap."""
+        files = sorted(self.folder.glob("*.bin"), key=lambda p: p.stat().st_mtime)
+        total = sum(p.stat().st_size for p in files)
+        while files and total > self.max_bytes:
+            oldest = files.pop(0)
+            total -= oldest.stat().st_size
+            oldest.unlink(missing_ok=True)
+
+    def used_bytes(self) -> int:
+        """Bytes on disk."""
+        return sum(p.stat().st_size for p in self.folder.glob("*.bin"))
+
+    async def _slot_call(self, slot: int, action: str, thread_id: str) -> dict | None:
+        """POST /slots/{slot}?action=…; None (and a log line) when llama.cpp refuses, e.g. a corrupt file."""
+        url = f"{self.base_url}/slots/{slot}?action={action}"
+        try:
+            async with httpx.AsyncClient(timeout=120) as client:
+                response = await client.post(url, json={"filename": self.filename(thread_id)})
+        except httpx.HTTPError as exc:
+            log.warning("KV cache %s for slot %d failed: %s", action, slot, exc)
+            return None
+        if response.status_code != 200:
+            log.warning("KV cache %s ignored (%s): %s", action, response.status_code, response.text[:200])
+            if action == "restore":
+                (self.folder / self.filename(thread_id)).unlink(missing_ok=True)
+            return None
+        return response.json()

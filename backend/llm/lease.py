@@ -1,0 +1,54 @@
+"""ModelLease: one turn's hold on a model slot, from its first model call to its end.
+
+The first call waits its turn at the gate (telling the client its place), restores the thread's saved KV cache
+into the slot after a restart, and pins every call of the turn to that slot (llama.cpp's `id_slot`), so the
+rewriter and the generator share the cached prefix. When the turn ends the slot is saved for the thread and
+released.
+"""
+
+import asyncio
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable
+
+from backend.llm.gate import Ahead, ModelGate
+from backend.llm.kv_cache import KVCache
+
+
+class ModelLease:
+    """A turn's slot, taken lazily."""
+
+    def __init__(self, gate: ModelGate, thread_id: str, kv: KVCache | None = None, pin: bool = False) -> None:
+        self.gate, self.thread_id, self.kv, self.pin = gate, thread_id, kv, pin
+        self.slot: int | None = None
+        self.waited = False
+        self.restored_tokens = 0
+        self._lock = asyncio.Lock()
+
+    async def take(self, ahead: Ahead) -> int:
+        """The turn's slot, waiting for it the first time."""
+        async with self._lock:
+            if self.slot is None:
+                self.waited = self.gate.waiting > 0 or self.gate.size > 0 and not self.gate.free
+                self.slot = await self.gate.acquire(ahead)
+                if self.kv is not None and self.slot >= 0:
+                    self.restored_tokens = await self.kv.restore(self.slot, self.thread_id)
+            return self.slot
+
+    def bind(self, model: BaseChatModel | Runnable) -> Runnable:
+        """The model with every request pinned to the turn's slot (when the backend has slots)."""
+        if not self.pin or self.slot is None or self.slot < 0:
+            return model
+        return model.bind(extra_body={"id_slot": self.slot, "cache_prompt": True})
+
+    async def finish(self, keep: bool) -> None:
+        """Save the slot for the thread (when the turn is kept) and release it."""
+        async with self._lock:
+            slot, self.slot = self.slot, None
+        if slot is None:
+            return
+        try:
+            if keep and self.kv is not None and slot >= 0:
+                await asyncio.shield(self.kv.save(slot, self.thread_id))
+        finally:
+            self.gate.release(slot)

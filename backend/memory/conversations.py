@@ -1,0 +1,144 @@
+"""ConversationStore: threads and their finished turns, as rows beside the checkpoints in the same SQLite file.
+
+The rows are a projection of the checkpoints: `record_turn` runs inside the transaction that commits a turn's
+final checkpoint (see store/checkpointer.py), and `delete_thread_rows` inside the one that deletes a thread's
+checkpoints. So the thread page, the export and the model's memory can never disagree, whatever is killed when.
+"""
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+from backend.contract.text import title_from
+from backend.contract.types import StoredTurn
+from backend.store.sqlite import SqliteDatabase
+
+LOCAL_OWNER = "local"
+JSON_COLUMNS = ("sources", "steps", "triage", "validation")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS threads (
+    thread_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    title TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS turns (
+    thread_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    rewritten_query TEXT NOT NULL,
+    intent TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    steps TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    latency_ms REAL NOT NULL,
+    use_memory INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (thread_id, turn)
+);
+"""
+_ADDED_COLUMNS = {  # columns added after the first release, with their defaults for older rows
+    "run_id": "TEXT NOT NULL DEFAULT ''",
+    "route_reason": "TEXT NOT NULL DEFAULT ''",
+    "triage": "TEXT NOT NULL DEFAULT 'null'",
+    "validation": "TEXT NOT NULL DEFAULT 'null'",
+    "status": "TEXT NOT NULL DEFAULT 'completed'",
+}
+TURN_COLUMNS = (
+    *("thread_id", "turn", "run_id", "question", "answer", "rewritten_query", "intent", "route_reason"),
+    *("sources", "steps", "triage", "validation", "provider", "model", "latency_ms", "use_memory", "status"),
+    "created_at",
+)
+
+
+def create_tables(conn: sqlite3.Connection) -> None:
+    """Create or upgrade the tables (idempotent)."""
+    conn.executescript(_SCHEMA)
+    have = {row[1] for row in conn.execute("PRAGMA table_info(turns)")}
+    for name, decl in _ADDED_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE turns ADD COLUMN {name} {decl}")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS turns_run_id ON turns(run_id) WHERE run_id != ''")
+
+
+def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, Any]) -> None:
+    """Checkpoint hook: store the turn a checkpoint finishes (once per run) and create or touch its thread."""
+    record = values.get("turn_record")
+    if not record or not record.get("run_id"):
+        return
+    row = {**record, "thread_id": thread_id, "turn": 0}
+    row |= {c: json.dumps(record.get(c)) for c in JSON_COLUMNS}
+    cols = [c for c in TURN_COLUMNS if c != "turn"]
+    inserted = conn.execute(
+        f"INSERT OR IGNORE INTO turns (turn, {', '.join(cols)}) "
+        f"SELECT COALESCE(MAX(turn), 0) + 1, {', '.join('?' * len(cols))} FROM turns WHERE thread_id = ?",
+        (*(row[c] for c in cols), thread_id),
+    ).rowcount
+    if inserted:
+        conn.execute(
+            "INSERT INTO threads (thread_id, owner, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(thread_id) DO UPDATE SET updated_at = excluded.updated_at",
+            (
+                thread_id,
+                values.get("owner") or LOCAL_OWNER,
+                title_from(record["question"]),
+                *[record["created_at"]] * 2,
+            ),
+        )
+
+
+def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
+    """Checkpoint hook: remove a thread's rows in the transaction that deletes its checkpoints."""
+    conn.execute("DELETE FROM turns WHERE thread_id = ?", (thread_id,))
+    conn.execute("DELETE FROM threads WHERE thread_id = ?", (thread_id,))
+
+
+def _dicts(cur: sqlite3.Cursor) -> list[dict]:
+    cols = [c[0] for c in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def _turn(row: dict) -> StoredTurn:
+    for c in JSON_COLUMNS:
+        row[c] = json.loads(row[c])
+    row["use_memory"] = bool(row["use_memory"])
+    return StoredTurn(**row)  # type: ignore[typeddict-item]
+
+
+class ConversationStore:
+    """Reads of threads and turns, and the writes that are not part of a turn (rename)."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self._db = db
+
+    async def setup(self) -> None:
+        """Create or upgrade the tables."""
+        await self._db.call(lambda: create_tables(self._db.conn))
+
+    async def threads(self, owner: str = LOCAL_OWNER) -> list[dict]:
+        """The owner's threads, most recently updated first."""
+        sql = (
+            "SELECT thread_id, title, created_at, updated_at FROM threads WHERE owner = ? "
+            "ORDER BY updated_at DESC, rowid DESC"
+        )
+        return await self._db.read(lambda c: _dicts(c.execute(sql, (owner,))))
+
+    async def thread(self, thread_id: str, owner: str = LOCAL_OWNER) -> dict | None:
+        """One thread's row, or None."""
+        sql = "SELECT thread_id, title, created_at, updated_at FROM threads WHERE thread_id = ? AND owner = ?"
+        rows = await self._db.read(lambda c: _dicts(c.execute(sql, (thread_id, owner))))
+        return rows[0] if rows else None
+
+    async def turns(self, thread_id: str) -> list[StoredTurn]:
+        """A thread's finished turns in order."""
+        sql = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE thread_id = ? ORDER BY turn"
+        return [_turn(r) for r in await self._db.read(lambda c: _dicts(c.execute(sql, (thread_id,))))]
+
+    async def rename(self, thread_id: str, title: str, updated_at: str, owner: str = LOCAL_OWNER) -> bool:
+        """Set a thread's title; False when the thread does not exist."""
+        sql = "UPDATE threads SET title = ?, updated_at = ? WHERE thread_id = ? AND owner = ?"
+        return await self._db.write(lambda c: c.execute(sql, (title, updated_at, thread_id, owner)).rowcount > 0)

@@ -1,0 +1,1 @@
+"""Persistence: the SQLite database Ragline writes threads, turns and checkpoints to."""

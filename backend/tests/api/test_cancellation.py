@@ -1,0 +1,111 @@
+"""A turn cancelled at any await point of its recording leaves the database unlocked and the thread whole."""
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from bench.lib.sse import parse_sse
+
+QUESTION = "How long is the Zephyr-9 warranty?"  # answered from the documents by the model
+
+
+async def views(client, thread_id: str) -> dict[str, list[tuple[str, str]]]:
+    """The thread's (question, answer) pairs from the page, the export and the memory endpoint ([] if none)."""
+    page = await client.get(f"/api/threads/{thread_id}")
+    if page.status_code == 404:
+        memory = (await client.get(f"/api/threads/{thread_id}/memory")).status_code
+        return {"page": [], "export": [], "memory": [] if memory == 404 else ["memory without a thread"]}
+    messages = page.json()["messages"]
+    export = (await client.get(f"/api/threads/{thread_id}/export")).json()["turns"]
+    memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()["qa_index"]
+    return {
+        "page": [(q["content"], a["content"]) for q, a in zip(messages[::2], messages[1::2], strict=True)],
+        "export": [(t["question"], t["answer"]) for t in export],
+        "memory": [(e["question"], e["answer"]) for e in memory],
+    }
+
+
+class CancelAtCall:
+    """Wraps the database's job runner: cancels the running turn at the n-th job, before or after it runs."""
+
+    def __init__(self, db, n: int, when: str) -> None:
+        self.db, self.n, self.when, self.calls = db, n, when, 0
+        self._call = db.call
+        db.call = self.call
+
+    async def call(self, job):
+        self.calls += 1
+        hit = self.calls == self.n
+        if hit and self.when == "before":
+            self._cancel_turn()
+        result = await self._call(job)
+        if hit and self.when == "after":
+            self._cancel_turn()
+        return result
+
+    def _cancel_turn(self) -> None:
+        turns = [t for t in asyncio.all_tasks() if t.get_name().startswith("turn:")]
+        assert len(turns) == 1
+        turns[0].cancel()
+
+    def remove(self) -> None:
+        self.db.call = self._call
+
+
+async def test_cancel_at_every_database_await_of_a_turn_then_thread_whole_and_usable(app, client):
+    db = app.state.services.checkpointer.db
+    counter = CancelAtCall(db, 0, "never")
+    await client.post("/api/chat/stream", json={"message": QUESTION, "thread_id": "count"})
+    counter.remove()
+    total = counter.calls
+    assert total >= 4, total
+    print(f"database jobs in one turn: {total}")
+    for n in range(1, total + 1):
+        for when in ("before", "after"):
+            thread = f"t{n}{when}"
+            assert (await client.post("/api/chat", json={"message": "Hello", "thread_id": thread})).status_code == 200
+            fault = CancelAtCall(db, n, when)
+            try:
+                events = parse_sse(
+                    await client.post("/api/chat/stream", json={"message": QUESTION, "thread_id": thread})
+                )
+            finally:
+                fault.remove()
+            assert fault.calls >= n and "error" not in [e for e, _ in events]
+            seen = await views(client, thread)
+            assert seen["page"] == seen["export"] == seen["memory"], (n, when, seen)
+            assert len(seen["page"]) in (1, 2)
+            nxt = await client.post("/api/chat", json={"message": QUESTION, "thread_id": thread})
+            assert nxt.status_code == 200, (n, when, nxt.text)
+            after = await views(client, thread)
+            assert after["page"] == after["export"] == after["memory"] and len(after["page"]) == len(seen["page"]) + 1
+            assert (await client.patch(f"/api/threads/{thread}", json={"title": "renamed"})).status_code == 200
+            assert (await client.delete(f"/api/threads/{thread}")).status_code == 204
+            assert await views(client, thread) == {"page": [], "export": [], "memory": []}
+    # no connection was left inside a transaction: another connection can take the write lock at once
+    other = sqlite3.connect(db.path, timeout=0.1)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("ROLLBACK")
+    other.close()
+
+
+async def test_delete_that_fails_half_way_leaves_the_thread_as_it_was(app, client):
+    await client.post("/api/chat", json={"message": QUESTION, "thread_id": "keep"})
+    before = await views(client, "keep")
+    checkpointer = app.state.services.checkpointer
+    original = checkpointer._on_delete
+
+    def failing(conn, thread_id):
+        original(conn, thread_id)  # turns and thread rows are gone inside the transaction…
+        raise sqlite3.OperationalError("disk I/O error")  # …and then the disk fails
+
+    checkpointer._on_delete = failing
+    try:
+        with pytest.raises(sqlite3.OperationalError):
+            await client.delete("/api/threads/keep")
+    finally:
+        checkpointer._on_delete = original
+    assert await views(client, "keep") == before and len(before["page"]) == 1
+    assert (await client.delete("/api/threads/keep")).status_code == 204
+    assert await views(client, "keep") == {"page": [], "export": [], "memory": []}

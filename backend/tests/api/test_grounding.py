@@ -1,0 +1,75 @@
+"""Grounding through the API: a model that cites the wrong source and invents a number, and one that invents all."""
+
+import re
+
+from langchain_core.messages import BaseMessage
+
+from backend.llm.fake import ScriptedChatModel
+from bench.lib.sse import parse_sse
+
+ENTRY = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
+QUESTION = "@employee-handbook can I carry unused leave days over to next year?"
+
+
+class WrongCitations(ScriptedChatModel):
+    """Fake model that cites the carry-over rule to a passage without it, and invents a number."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        entries = ENTRY.findall(messages[-1].text)
+        right = next(sid for sid, text in entries if "carried over" in text)
+        wrong = next((sid for sid, _ in entries if sid != right), "S9")
+        return (
+            f"Up to 5 unused days may be carried over into the first quarter of the next year [{wrong}]. "
+            f"Contractors may carry over 12 days as well [{right}]."
+        )
+
+
+class Invents(ScriptedChatModel):
+    """Fake model whose whole answer is invented."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        return "The Zephyr-9 uses R-410A refrigerant [S1]."
+
+
+async def ask(client, message: str, thread_id: str) -> list[tuple[str, dict]]:
+    events = parse_sse(await client.post("/api/chat/stream", json={"message": message, "thread_id": thread_id}))
+    assert events[-1][0] == "done", events[-1]
+    return events
+
+
+def first(events, name: str) -> dict:
+    return next(d for n, d in events if n == name)
+
+
+async def test_wrong_citation_is_re_pointed_and_invented_number_marked_live_and_after_reload(app, client):
+    app.state.services.deps.chat_model = WrongCitations()
+    events = await ask(client, QUESTION, "g1")
+    replace, done = first(events, "replace"), events[-1][1]
+    right = re.search(r"next year \[(S\d+)\]", replace["text"]).group(1)
+    assert replace["text"] == done["answer"]
+    assert replace["text"].endswith("Contractors may carry over 12 days as well.")  # its marker is gone
+    assert "→" in replace["reason"] and "employee-handbook.md" in replace["reason"]
+    sources = first(events, "sources")["sources"]
+    assert [s["id"] for s in sources] == [right] and sources[0]["document"] == "employee-handbook.md"
+    check = done["validation"]["sources"]
+    assert check["claims"] == 2 and check["supported"] == 1
+    [claim] = check["unsupported"]
+    assert done["answer"][claim["start"] : claim["end"]] == "Contractors may carry over 12 days as well."
+    assert [r["kind"] for r in check["repairs"]] == ["repoint", "remove"]
+    stored = (await client.get("/api/threads/g1")).json()["messages"][-1]
+    assert stored["content"] == done["answer"] and stored["validation"]["sources"]["unsupported"] == [claim]
+    assert [s["id"] for s in stored["sources"]] == [right]
+    ledger = (await client.get("/api/threads/g1/memory")).json()["qa_index"][-1]
+    assert ledger["sources"] == [right]
+
+
+async def test_an_answer_nothing_supports_becomes_an_honest_not_found(app, client):
+    app.state.services.deps.chat_model = Invents()
+    events = await ask(client, "@zephyr-9-service-manual what refrigerant does the Zephyr-9 use?", "g2")
+    done = events[-1][1]
+    assert done["answer"].startswith("I could not find this in the documents.")
+    assert "zephyr-9-service-manual.md" in done["answer"]
+    assert done["validation"]["sources"]["not_found"] == "replaced"
+    assert done["validation"]["sources"]["original_text"] == "The Zephyr-9 uses R-410A refrigerant [S1]."
+    assert first(events, "replace")["text"] == done["answer"]
+    assert all(s["cited"] is False for s in first(events, "sources")["sources"])

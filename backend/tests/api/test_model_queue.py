@@ -1,0 +1,80 @@
+"""The fair queue for the model: order, position updates, leaving it on disconnect, and no summary while waiting."""
+
+import asyncio
+
+import httpx
+from asgi_lifespan import LifespanManager
+
+from backend.llm.fake import ScriptedChatModel
+from backend.llm.gate import ModelGate
+from backend.main import create_app
+from backend.tests.conftest import fake_settings
+from bench.lib.sse import parse_sse
+
+POEM = "Write a poem about the sea"  # goes to the model in chat mode
+
+
+def waits(events) -> list[str]:
+    return [d["label"] for n, d in events if n == "status" and d["label"].startswith("Waiting for the model")]
+
+
+async def test_turns_on_different_threads_wait_in_order_and_hear_their_place(tmp_path):
+    app = create_app(fake_settings(tmp_path / "data", model_concurrency=1))
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t", timeout=60) as client,
+    ):
+        app.state.services.deps.chat_model = ScriptedChatModel(tokens_per_second=100)
+        finished: list[str] = []
+
+        async def ask(i: int) -> list:
+            await asyncio.sleep(0.05 * i)  # arrive in order 0, 1, 2
+            body = {"message": POEM, "thread_id": f"q{i}", "mode": "chat"}
+            events = parse_sse(await client.post("/api/chat/stream", json=body))
+            finished.append(f"q{i}")
+            return events
+
+        results = await asyncio.gather(*(ask(i) for i in range(3)))
+    assert finished == ["q0", "q1", "q2"]  # one at a time, first come first served
+    assert waits(results[0]) == []
+    assert waits(results[1]) == ["Waiting for the model: 1 ahead"]
+    assert waits(results[2])[0] == "Waiting for the model: 2 ahead" and waits(results[2])[-1].endswith("1 ahead")
+    assert all(r[-1][0] == "done" for r in results)
+
+
+async def test_a_client_that_leaves_while_waiting_leaves_the_queue_at_once():
+    gate = ModelGate(1)
+    held = await gate.acquire()
+    heard: list[int] = []
+    leaver = asyncio.create_task(gate.acquire(heard.append))
+    stayer = asyncio.create_task(gate.acquire(heard.append))
+    await asyncio.sleep(0.01)
+    assert gate.waiting == 2 and heard == [1, 2]
+    leaver.cancel()
+    await asyncio.gather(leaver, return_exceptions=True)
+    await asyncio.sleep(0.01)
+    assert gate.waiting == 1 and heard == [1, 2, 1]  # the one behind moved up and heard it
+    gate.release(held)
+    assert await asyncio.wait_for(stayer, 1) == held and gate.waiting == 0
+
+
+async def test_background_work_runs_only_when_nobody_waits_and_is_preempted_by_a_turn():
+    gate = ModelGate(1)
+    started, stopped = asyncio.Event(), asyncio.Event()
+
+    async def summary() -> None:
+        async with gate.background() as slot:
+            assert slot == 0
+            started.set()
+            try:
+                await asyncio.sleep(10)
+            finally:
+                stopped.set()
+
+    background = asyncio.create_task(summary())
+    await started.wait()
+    turn = asyncio.create_task(gate.acquire())
+    assert await asyncio.wait_for(turn, 1) == 0  # the waiting turn got the slot…
+    assert stopped.is_set() and background.cancelled()  # …because the summary was stopped
+    async with gate.background() as slot:
+        assert slot is None  # the turn holds the only slot: no background work now

@@ -1,0 +1,63 @@
+"""Citation repair with fixed passages: add, re-point, remove, grouped markers, wrong numbers, not-found reply."""
+
+from backend.guardrails.grounding import check_grounding
+from backend.guardrails.repair import not_found_reply, reason, repair
+
+PASSAGES = {
+    "S1": "Full-time employees receive 28 days of paid annual leave per year. Up to 5 unused days can be carried "
+    "over to the next year and must be taken by 31 March.",
+    "S2": "Visitors sign in at reception, show photo ID and receive a visitor badge.",
+    "S3": "A standard service of a Zephyr-9 costs 240 euros per unit, including filters and labour.",
+}
+NAMES = {"S1": "employee-handbook.md", "S2": "office-guide.html", "S3": "zephyr-9-service-manual.md"}
+
+
+def fixed(answer: str):
+    return repair(answer, check_grounding(answer, PASSAGES), NAMES)
+
+
+def test_a_supported_sentence_without_a_marker_gets_its_best_passage():
+    out = fixed("Full-time employees receive 28 days of paid annual leave per year.")
+    assert out.text == "Full-time employees receive 28 days of paid annual leave per year [S1]."
+    assert [(c.kind, c.after) for c in out.changes] == [("add", ["S1"])]
+
+
+def test_a_marker_to_a_passage_that_does_not_support_it_is_re_pointed():
+    out = fixed("Up to 5 unused days can be carried over to the next year [S2].")
+    assert out.text == "Up to 5 unused days can be carried over to the next year [S1]."
+    change = out.changes[0]
+    assert (change.kind, change.before, change.after) == ("repoint", ["S2"], ["S1"])
+    assert "employee-handbook.md" in change.reason
+    assert reason([change.as_dict()]).startswith("citation S2 → S1:")
+
+
+def test_a_marker_on_a_claim_no_passage_supports_is_removed_and_the_claim_listed():
+    out = fixed("A service costs 240 euros [S3]. The office has a rooftop pool and a gym [S3].")
+    assert out.text == "A service costs 240 euros [S3]. The office has a rooftop pool and a gym."
+    assert out.unsupported == ["The office has a rooftop pool and a gym."]
+    assert [(c.kind, c.before) for c in out.changes] == [("remove", ["S3"])]
+
+
+def test_a_number_one_digit_off_is_not_supported_so_its_marker_goes():
+    out = fixed("A standard service of a Zephyr-9 costs 250 euros per unit [S3].")
+    assert out.text == "A standard service of a Zephyr-9 costs 250 euros per unit."
+    assert out.unsupported == [out.text] and "250" in out.changes[0].reason
+
+
+def test_grouped_markers_keep_the_supporting_ids_and_drop_the_others():
+    out = fixed("Unused days, up to 5, must be taken by 31 March [S1, S2].")
+    assert out.text == "Unused days, up to 5, must be taken by 31 March [S1]."
+    assert (out.changes[0].before, out.changes[0].after) == (["S1", "S2"], ["S1"])
+    assert fixed("Up to 5 unused days can be carried over [S1][S3].").text.endswith("carried over [S1].")
+
+
+def test_a_correct_answer_is_left_exactly_as_it_was():
+    answer = "Visitors sign in at reception and receive a visitor badge [S2]. Thanks for asking."
+    out = fixed(answer)
+    assert out.text == answer and out.changes == [] and out.unsupported == []
+
+
+def test_not_found_reply_names_the_closest_passages():
+    reply = not_found_reply([("zephyr-9-service-manual.md", "Warranty"), ("zephyr-9-quick-start.pdf", None)])
+    assert reply.startswith("I could not find this in the documents.")
+    assert "zephyr-9-service-manual.md (Warranty) and zephyr-9-quick-start.pdf" in reply

@@ -1,0 +1,12 @@
+from bench.__main__ import benchmarks, main
+
+
+def test_every_benchmark_module_is_listed_with_its_docstring_and_helpers_are_not():
+    found = benchmarks()
+    assert set(found) == {"guardrails", "memory", "retrieval", "stream", "tool_calls"}
+    assert all(line and len(line) < 120 for line in found.values())
+
+
+def test_an_unknown_benchmark_name_is_refused_with_the_list(capsys):
+    assert main(["no-such-bench"]) == 2
+    assert "stream" in capsys.readouterr().err

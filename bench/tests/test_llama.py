@@ -1,0 +1,29 @@
+from pathlib import Path
+
+from bench.lib.llama import LlamaLog, parse_timings
+
+RECORDED = Path(__file__).with_name("llama-server.log")  # xllamacpp's llama.cpp server, two requests on slot 1
+
+
+def test_timings_of_a_recorded_llama_server_log_give_prompt_and_decode_per_task():
+    assert parse_timings(RECORDED.read_text()) == [
+        {"slot": 1, "task": 0, "evaluated": 31, "prompt_ms": 2128.61, "decoded": 8, "decode_ms": 2613.25},
+        {"slot": 1, "task": 9, "evaluated": 6, "prompt_ms": 301.94, "decoded": 8, "decode_ms": 2630.89},
+    ]
+
+
+def test_llama_log_reads_only_what_was_written_since_the_last_call(tmp_path):
+    lines = RECORDED.read_text().splitlines(keepends=True)
+    split = next(i for i, line in enumerate(lines) if "task 9 | prompt eval" in line)
+    log_path = tmp_path / "llama.log"
+    log_path.write_text("".join(lines[:split]) + lines[split][:40])  # the second task's line is half written
+    log = LlamaLog(log_path)
+    assert [c["task"] for c in log.calls()] == [0]
+    with log_path.open("a") as f:
+        f.write(lines[split][40:] + "".join(lines[split + 1 :]))
+    assert [(c["task"], c["evaluated"]) for c in log.calls()] == [(9, 6)]
+    assert log.calls() == []
+
+
+def test_llama_log_without_a_file_has_no_calls(tmp_path):
+    assert LlamaLog(None).calls() == [] and LlamaLog(tmp_path / "missing.log").calls() == []
