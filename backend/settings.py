@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from backend.rag.limits import UploadLimits
 
 LlmBackend = Literal["embedded", "ollama", "fake"]
 EmbeddedModel = Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
@@ -120,6 +121,33 @@ class Settings(BaseSettings):
     )
     flashrank_model: str = Field("ms-marco-TinyBERT-L-2-v2", description="FlashRank model folder name.")
     max_upload_mb: float = Field(50.0, gt=0, description="Largest document accepted by upload, in megabytes.")
+    upload_expanded_mb: float = Field(
+        UploadLimits.expanded_mb,
+        gt=0,
+        description="Largest total uncompressed size of a DOCX (or other zip-based file), in MB.",
+    )
+    upload_ratio: float = Field(
+        UploadLimits.ratio,
+        gt=1,
+        description="Highest compression ratio of one zip member over 1 MB (zip bombs run 1000:1).",
+    )
+    upload_xml_part_mb: float = Field(
+        UploadLimits.xml_part_mb,
+        gt=0,
+        description="Largest uncompressed XML part of a DOCX, in MB (parsed whole, ~10x in memory).",
+    )
+    upload_pdf_pages: int = Field(UploadLimits.pdf_pages, ge=1, description="Most pages a PDF may have.")
+    upload_pdf_stream_mb: float = Field(
+        UploadLimits.pdf_stream_mb, gt=0, description="Largest decompressed stream inside a PDF, in MB."
+    )
+    upload_html_mb: float = Field(
+        UploadLimits.html_mb, gt=0, description="Largest HTML file parsed, in MB (~10x in memory as a tree)."
+    )
+    upload_text_chars: int = Field(
+        UploadLimits.text_chars,
+        ge=1000,
+        description="Most characters of text extracted from one document (~1M tokens).",
+    )
     chroma_url: str | None = Field(None, description="Chroma server URL; unset means on-disk Chroma in data_dir.")
     collection: str = Field(
         "ragline", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$", description="Chroma collection name."

@@ -14,6 +14,7 @@ from chromadb.api.models.Collection import Collection
 from backend.guardrails.injection import score_injection
 from backend.rag.chunking import Chunk, chunk_sections
 from backend.rag.index import DocumentRecord, KnowledgeIndex
+from backend.rag.limits import UploadLimits
 from backend.rag.loaders import SUPPORTED_TYPES, DocumentError, LoadedDocument, document_type, load_document
 
 log = logging.getLogger(__name__)
@@ -59,9 +60,16 @@ class Ingestor:
     """Writes documents into the index and the vector store; one document at a time."""
 
     def __init__(
-        self, index: KnowledgeIndex, collection: Collection, embed: Any, target_tokens: int, overlap_tokens: int
+        self,
+        index: KnowledgeIndex,
+        collection: Collection,
+        embed: Any,
+        target_tokens: int,
+        overlap_tokens: int,
+        limits: UploadLimits | None = None,
     ) -> None:
         self.index = index
+        self.limits = limits or UploadLimits()
         self._collection = collection
         self._embed = embed
         self._target, self._overlap = target_tokens, overlap_tokens
@@ -71,7 +79,7 @@ class Ingestor:
         """Check and parse a file without touching the stores; raises DocumentError with a 4xx status."""
         name = validate_name(name)
         document_type(name)
-        loaded = load_document(name, data)
+        loaded = load_document(name, data, self.limits)
         chunks = chunk_sections(loaded.sections, self._target, self._overlap)
         if not chunks:
             raise DocumentError(422, f"{name} contains no text to index")

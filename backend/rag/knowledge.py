@@ -10,6 +10,7 @@ from chromadb.api.models.Collection import Collection
 
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.ingestion import Ingestor, Prepared
+from backend.rag.limits import UploadLimits
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.rerank import choose_reranker
 from backend.rag.search import HybridRetriever, SearchConfig
@@ -32,6 +33,19 @@ def search_config(settings: Settings) -> SearchConfig:
     )
 
 
+def upload_limits(settings: Settings) -> UploadLimits:
+    """The expansion caps an upload is checked against, from the RAG_UPLOAD_… settings."""
+    return UploadLimits(
+        expanded_mb=settings.upload_expanded_mb,
+        ratio=settings.upload_ratio,
+        xml_part_mb=settings.upload_xml_part_mb,
+        pdf_pages=settings.upload_pdf_pages,
+        pdf_stream_mb=settings.upload_pdf_stream_mb,
+        html_mb=settings.upload_html_mb,
+        text_chars=settings.upload_text_chars,
+    )
+
+
 class KnowledgeBase:
     """Everything about documents: ingestion (now or queued), deletion and search."""
 
@@ -46,7 +60,12 @@ class KnowledgeBase:
             self.index, collection, self.embed_query, self.reranker, search_config(settings)
         )
         self.ingestor = Ingestor(
-            self.index, collection, embed, settings.chunk_target_tokens, settings.chunk_overlap_tokens
+            self.index,
+            collection,
+            embed,
+            settings.chunk_target_tokens,
+            settings.chunk_overlap_tokens,
+            upload_limits(settings),
         )
         self._queue: asyncio.Queue[tuple[DocumentRecord, Prepared]] = asyncio.Queue()
         log.info("reranker: %s", self.reranker.name)

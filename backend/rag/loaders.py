@@ -2,6 +2,7 @@
 
 import io
 import re
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -13,6 +14,9 @@ from docx.document import Document as DocxDocument
 from docx.table import Table
 from pypdf import PdfReader
 from pypdf.errors import DependencyError
+
+from backend.rag.errors import DocumentError
+from backend.rag.limits import UploadLimits, check_html, check_pages, check_text, check_zip, pdf_stream_limit
 
 SUPPORTED_TYPES: dict[str, str] = {
     ".pdf": "pdf",
@@ -56,15 +60,6 @@ class LoadedDocument:
     sections: list[Section]
 
 
-class DocumentError(ValueError):
-    """A document that cannot be ingested; `status` is the HTTP status to answer with (415 or 422)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def document_type(name: str) -> str:
     """The document type for a file name, by its lower-case suffix; DocumentError 415 if unsupported."""
     suffix = PurePath(name.replace("\\", "/")).suffix.lower()
@@ -75,21 +70,24 @@ def document_type(name: str) -> str:
     raise DocumentError(415, f"{name}: {problem}; supported: {supported}. Convert it to one of these and upload again.")
 
 
-def load_document(name: str, data: bytes) -> LoadedDocument:
-    """Parse a document's bytes into sections; DocumentError 415/422 for anything that cannot be ingested."""
+def load_document(name: str, data: bytes, limits: UploadLimits | None = None) -> LoadedDocument:
+    """Parse a document's bytes into sections; DocumentError 413/415/422 for anything that cannot be ingested."""
+    limits = limits or UploadLimits()
     kind = document_type(name)
     pages: int | None = None
     if kind == "pdf":
-        pages, sections = _load_pdf(name, data)
+        pages, sections = _load_pdf(name, data, limits)
     elif kind == "docx":
-        sections = _load_docx(name, data)
+        sections = _load_docx(name, data, limits)
     elif kind == "markdown":
-        sections = _load_markdown(_decode(name, data))
+        sections = _load_markdown(_decode_text(name, data, limits))
     elif kind == "html":
+        check_html(name, len(data), limits)
         sections = _load_html(name, _decode(name, data))
     else:
-        sections = [Section(p, None, None) for p in _paragraphs(_clean(_decode(name, data)))]
+        sections = [Section(p, None, None) for p in _paragraphs(_clean(_decode_text(name, data, limits)))]
     sections = [s for s in sections if s.text]
+    check_text(name, sum(len(s.text) for s in sections), limits)
     if not sections:
         hint = "scanned PDFs need OCR, which Ragline does not do" if kind == "pdf" else "add some text and upload again"
         raise DocumentError(422, f"{name} contains no text; {hint}")
@@ -121,21 +119,34 @@ def _decode(name: str, data: bytes) -> str:
     raise DocumentError(422, f"{name} is not a text file (it is not valid UTF-8); save it as UTF-8 text and upload it")
 
 
+def _decode_text(name: str, data: bytes, limits: UploadLimits) -> str:
+    """Decoded text, refused before it is split when it is already over the text cap."""
+    text = _decode(name, data)
+    check_text(name, len(text), limits)
+    return text
+
+
 def _reason(exc: Exception) -> str:
     """The first line of a library exception's message, or its class name when it has none."""
     lines = str(exc).strip().splitlines()
     return lines[0].rstrip(" .") if lines else type(exc).__name__
 
 
-def _load_pdf(name: str, data: bytes) -> tuple[int, list[Section]]:
+def _load_pdf(name: str, data: bytes, limits: UploadLimits) -> tuple[int, list[Section]]:
     """Page count and per-page paragraphs of a PDF, decrypting with an empty password if needed."""
+    texts: list[str] = []
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise DocumentError(
-                422, f"{name} is password-protected; remove the password (save an unprotected copy) and upload again"
-            )
-        texts = [page.extract_text() or "" for page in reader.pages]
+        with pdf_stream_limit(name, limits):
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise DocumentError(
+                    422,
+                    f"{name} is password-protected; remove the password (save an unprotected copy) and upload again",
+                )
+            check_pages(name, len(reader.pages), limits)
+            for page in reader.pages:
+                texts.append(page.extract_text() or "")
+                check_text(name, sum(map(len, texts)), limits)
     except DocumentError:
         raise
     except DependencyError as exc:  # AES encryption without the cryptography package
@@ -151,10 +162,18 @@ def _load_pdf(name: str, data: bytes) -> tuple[int, list[Section]]:
     return len(texts), sections
 
 
-def _load_docx(name: str, data: bytes) -> list[Section]:
+def _load_docx(name: str, data: bytes, limits: UploadLimits) -> list[Section]:
     """Paragraphs and table rows of a DOCX, grouped under its Heading/Title-styled paragraphs."""
     try:
-        blocks = list(_docx_blocks(docx.Document(io.BytesIO(data))))
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            check_zip(name, archive, limits)
+        blocks, chars = [], 0
+        for block in _docx_blocks(docx.Document(io.BytesIO(data))):
+            blocks.append(block)
+            chars += len(block[0])
+            check_text(name, chars, limits)
+    except DocumentError:
+        raise
     except Exception as exc:  # python-docx raises zip, XML and key errors on damaged files
         raise DocumentError(
             422, f"{name} could not be read as a DOCX: {_reason(exc)}; save it again from Word as .docx"
@@ -172,7 +191,15 @@ def _load_docx(name: str, data: bytes) -> list[Section]:
 
 
 def _docx_blocks(document: DocxDocument) -> Iterator[tuple[str, bool]]:
-    """Body paragraphs and tables (a line per row) in order, as (text, is_heading); merged cells appear once."""
+    """Body paragraphs and tables (a line per row) in order, as (text, is_heading); merged cells appear once.
+
+    Headings are found by style id, mapped once: python-docx's `paragraph.style` scans every style per call.
+    """
+    headings = {
+        style.style_id
+        for style in document.styles
+        if (name := style.name or "").startswith("Heading") or name == "Title"
+    }
     for item in document.iter_inner_content():
         if isinstance(item, Table):
             rows: list[str] = []
@@ -188,8 +215,7 @@ def _docx_blocks(document: DocxDocument) -> Iterator[tuple[str, bool]]:
             if rows:
                 yield "\n".join(rows), False
         elif text := item.text.strip():
-            style = item.style.name if item.style is not None else ""
-            yield text, bool(style) and (style.startswith("Heading") or style == "Title")
+            yield text, item._p.style in headings
 
 
 def _load_markdown(text: str) -> list[Section]:

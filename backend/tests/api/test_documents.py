@@ -7,6 +7,7 @@ from asgi_lifespan import LifespanManager
 
 from backend.main import create_app
 from backend.tests.conftest import SAMPLE_DOCS, fake_settings
+from backend.tests.rag.bombs import docx_bomb, pdf_stream_bomb
 
 NOTE = b"# Bike shed\n\nThe bike shed code is 4711. It is behind building C."
 
@@ -78,6 +79,24 @@ async def test_oversized_upload_is_413_naming_the_limit(tmp_path):
         response = await upload(c, ("big.md", b"word " * 1000))
         assert response.status_code == 413 and "0.001 MB" in response.json()["detail"]
         assert (await c.get("/api/documents")).json() == []
+
+
+async def test_expansion_bombs_are_413_naming_the_setting_and_stored_documents_stay(tmp_path):
+    app = create_app(fake_settings(tmp_path, upload_expanded_mb=50, upload_pdf_stream_mb=8))
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t", timeout=60) as c,
+    ):
+        kept = (await upload(c, ("bike-shed.md", NOTE))).json()["documents"][0]
+        await wait_ready(c, kept["id"])
+        before = (await c.get("/api/documents")).json()
+        docx = await upload(c, ("report.docx", docx_bomb(100)))
+        assert docx.status_code == 413 and "RAG_UPLOAD_EXPANDED_MB" in docx.json()["detail"]
+        pdf = await upload(c, ("scan.pdf", pdf_stream_bomb(20)))
+        assert pdf.status_code == 413 and "RAG_UPLOAD_PDF_STREAM_MB" in pdf.json()["detail"]
+        assert (await c.get("/api/documents")).json() == before
+        hits = (await c.post("/api/search", json={"query": "bike shed", "documents": ["bike-shed.md"]})).json()
+        assert hits["results"], "the document stored before the bombs is still searchable"
 
 
 async def test_reupload_unchanged_is_no_op_and_changed_replaces(client):
