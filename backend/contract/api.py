@@ -4,6 +4,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from backend.contract.events import DoneEvent
 from backend.contract.text import THREAD_ID_PATTERN
 from backend.contract.types import Mode, PublicSource, Triage, TurnStatus, Validation
 
@@ -29,18 +30,10 @@ class ChatRequest(BaseModel):
     use_memory: bool = Field(True, description="false: this turn neither reads nor writes conversation memory")
 
 
-class ChatResponse(BaseModel):
-    """Body of POST /api/chat: what the stream's sources and done events carry."""
+class ChatResponse(DoneEvent):
+    """Body of POST /api/chat: what the stream's done and sources events carry."""
 
-    thread_id: str
-    question: str
-    answer: str
     sources: list[PublicSource]
-    intent: str
-    rewritten_query: str
-    route_reason: str = ""
-    triage: Triage | None = None
-    validation: Validation | None = None
 
 
 class ThreadSummary(BaseModel):

@@ -13,25 +13,6 @@ Intent = Literal["rag", "chat"]
 TurnStatus = Literal["completed", "stopped", "interrupted", "failed"]
 
 
-class Source(TypedDict):
-    """One passage given to the model, numbered S1, S2, … by the thread's citation ledger."""
-
-    id: str
-    document: str
-    page: int | None
-    chunk: int
-    snippet: str
-    score: float
-    text: str
-    section: NotRequired[str | None]
-    chunks: NotRequired[list[int]]
-    cited: NotRequired[bool]
-    doc_id: NotRequired[str]
-    start: NotRequired[int]  # the passage's character span in the document's text (GET /api/documents/{id}/text)
-    end: NotRequired[int]
-    relevance: NotRequired[float | None]  # cosine similarity of its best chunk to the query
-
-
 class FaqMatch(TypedDict):
     """The FAQ entry that answered a question."""
 
@@ -127,7 +108,7 @@ class Validation(TypedDict, total=False):
 
 
 class PublicSource(TypedDict):
-    """A source as clients see it: without the passage text."""
+    """A source as clients see it: a passage numbered S1, S2, … by the thread's citation ledger, without its text."""
 
     id: str
     document: str
@@ -136,12 +117,18 @@ class PublicSource(TypedDict):
     snippet: str
     score: float
     section: NotRequired[str | None]
-    chunks: NotRequired[list[int] | None]
+    chunks: NotRequired[list[int]]
     cited: NotRequired[bool]
     doc_id: NotRequired[str]
-    start: NotRequired[int]
+    start: NotRequired[int]  # the passage's character span in the document's text (GET /api/documents/{id}/text)
     end: NotRequired[int]
-    relevance: NotRequired[float | None]
+    relevance: NotRequired[float | None]  # cosine similarity of its best chunk to the query
+
+
+class Source(PublicSource):
+    """One passage given to the model: a public source plus the passage text the model read."""
+
+    text: str
 
 
 class TurnRecord(TypedDict):

@@ -5,25 +5,10 @@ import sqlite3
 
 import pytest
 
+from bench.lib.faults import history_views
 from bench.lib.sse import parse_sse
 
 QUESTION = "How long is the Zephyr-9 warranty?"  # answered from the documents by the model
-
-
-async def views(client, thread_id: str) -> dict[str, list[tuple[str, str]]]:
-    """The thread's (question, answer) pairs from the page, the export and the memory endpoint ([] if none)."""
-    page = await client.get(f"/api/threads/{thread_id}")
-    if page.status_code == 404:
-        memory = (await client.get(f"/api/threads/{thread_id}/memory")).status_code
-        return {"page": [], "export": [], "memory": [] if memory == 404 else ["memory without a thread"]}
-    messages = page.json()["messages"]
-    export = (await client.get(f"/api/threads/{thread_id}/export")).json()["turns"]
-    memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()["qa_index"]
-    return {
-        "page": [(q["content"], a["content"]) for q, a in zip(messages[::2], messages[1::2], strict=True)],
-        "export": [(t["question"], t["answer"]) for t in export],
-        "memory": [(e["question"], e["answer"]) for e in memory],
-    }
 
 
 class CancelAtCall:
@@ -73,16 +58,16 @@ async def test_cancel_at_every_database_await_of_a_turn_then_thread_whole_and_us
             finally:
                 fault.remove()
             assert fault.calls >= n and "error" not in [e for e, _ in events]
-            seen = await views(client, thread)
+            seen = await history_views(client, thread)
             assert seen["page"] == seen["export"] == seen["memory"], (n, when, seen)
             assert len(seen["page"]) in (1, 2)
             nxt = await client.post("/api/chat", json={"message": QUESTION, "thread_id": thread})
             assert nxt.status_code == 200, (n, when, nxt.text)
-            after = await views(client, thread)
+            after = await history_views(client, thread)
             assert after["page"] == after["export"] == after["memory"] and len(after["page"]) == len(seen["page"]) + 1
             assert (await client.patch(f"/api/threads/{thread}", json={"title": "renamed"})).status_code == 200
             assert (await client.delete(f"/api/threads/{thread}")).status_code == 204
-            assert await views(client, thread) == {"page": [], "export": [], "memory": []}
+            assert await history_views(client, thread) == {"page": [], "export": [], "memory": []}
     # no connection was left inside a transaction: another connection can take the write lock at once
     other = sqlite3.connect(db.path, timeout=0.1)
     other.execute("BEGIN IMMEDIATE")
@@ -92,7 +77,7 @@ async def test_cancel_at_every_database_await_of_a_turn_then_thread_whole_and_us
 
 async def test_delete_that_fails_half_way_leaves_the_thread_as_it_was(app, client):
     await client.post("/api/chat", json={"message": QUESTION, "thread_id": "keep"})
-    before = await views(client, "keep")
+    before = await history_views(client, "keep")
     checkpointer = app.state.services.checkpointer
     original = checkpointer._on_delete
 
@@ -106,6 +91,6 @@ async def test_delete_that_fails_half_way_leaves_the_thread_as_it_was(app, clien
             await client.delete("/api/threads/keep")
     finally:
         checkpointer._on_delete = original
-    assert await views(client, "keep") == before and len(before["page"]) == 1
+    assert await history_views(client, "keep") == before and len(before["page"]) == 1
     assert (await client.delete("/api/threads/keep")).status_code == 204
-    assert await views(client, "keep") == {"page": [], "export": [], "memory": []}
+    assert await history_views(client, "keep") == {"page": [], "export": [], "memory": []}

@@ -3,7 +3,7 @@
 import asyncio
 
 from backend.llm.fake import ScriptedChatModel
-from backend.tests.api.test_cancellation import views
+from bench.lib.faults import history_views
 from bench.lib.sse import parse_sse
 
 QUESTIONS = {  # question -> words its own answer must contain
@@ -30,7 +30,7 @@ async def test_five_concurrent_turns_on_one_thread_each_answer_their_own_questio
         assert QUESTIONS[question].lower() in done["answer"].lower(), (question, done["answer"])
         waited += any(n == "status" and d["node"] == "queue" for n, d in events)
     assert waited == 4  # every turn but the first waited for the thread, and said so
-    seen = await views(client, "shared")
+    seen = await history_views(client, "shared")
     assert seen["page"] == seen["export"] == seen["memory"]
     assert sorted(q for q, _ in seen["page"]) == sorted(QUESTIONS)  # each once: none lost, none doubled
     answers = {q: done["answer"] for q, (_, done) in ((q, e[-1]) for q, e in zip(QUESTIONS, results, strict=True))}

@@ -3,40 +3,13 @@
 import asyncio
 
 import httpx
-from httpx_sse import aconnect_sse
 
 from bench.lib import SAMPLE_DOCS
+from bench.lib.faults import DISCONNECT_VARIANTS as VARIANTS
+from bench.lib.faults import cut_after_first_token, history_views
 from bench.lib.server import serve_in_process
 
-VARIANTS = {  # the answer arrives as one token after the memory node, or streams from the model
-    "faq": "How much does a Zephyr-9 service cost?",
-    "small talk": "Thanks!",
-    "short answer": "@it-security-policy how long must passwords be?",
-}
 STREAMS_PER_VARIANT = 10
-
-
-async def cut_after_first_token(client: httpx.AsyncClient, thread_id: str, question: str) -> None:
-    async with aconnect_sse(
-        client, "POST", "/api/chat/stream", json={"message": question, "thread_id": thread_id}
-    ) as sse:
-        async for event in sse.aiter_sse():
-            if event.event == "token":
-                return  # leaving the block closes the connection mid-stream
-
-
-async def pairs(client: httpx.AsyncClient, thread_id: str) -> dict[str, list]:
-    page = await client.get(f"/api/threads/{thread_id}")
-    if page.status_code == 404:
-        return {"page": [], "export": [], "memory": []}
-    messages = page.json()["messages"]
-    turns = (await client.get(f"/api/threads/{thread_id}/export")).json()["turns"]
-    index = (await client.get(f"/api/threads/{thread_id}/memory")).json()["qa_index"]
-    return {
-        "page": [m["content"] for m in messages if m["role"] == "user"],
-        "export": [t["question"] for t in turns],
-        "memory": [e["question"] for e in index],
-    }
 
 
 async def probe(url: str) -> None:
@@ -48,9 +21,9 @@ async def probe(url: str) -> None:
         await asyncio.gather(*(cut_after_first_token(client, t, q) for t, q in threads))
         await asyncio.sleep(0.5)  # let the server notice the disconnects
         for thread_id, question in threads:
-            seen = await pairs(client, thread_id)
+            seen = await history_views(client, thread_id)
             assert seen["page"] == seen["export"] == seen["memory"], (thread_id, seen)  # none half-recorded
-            assert seen["page"] in (["Hello"], ["Hello", question])
+            assert [q for q, _ in seen["page"]] in (["Hello"], ["Hello", question])
             again = await client.post("/api/chat", json={"message": "Thanks!", "thread_id": thread_id})
             assert again.status_code == 200, again.text
             assert (await client.patch(f"/api/threads/{thread_id}", json={"title": "probe"})).status_code == 200
