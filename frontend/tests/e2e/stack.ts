@@ -10,7 +10,10 @@ import path from "node:path";
 
 export const FRONTEND_DIR = path.resolve(__dirname, "../..");
 export const REPO_ROOT = path.resolve(FRONTEND_DIR, "..");
-export const SCREENSHOTS = path.join(REPO_ROOT, "test-artifacts", "screenshots");
+/** Screenshots go to the ignored test-results folder; ./scripts/screenshots points this at docs/screenshots. */
+export const SCREENSHOTS = process.env.RAGLINE_SCREENSHOTS_DIR
+  ? path.resolve(process.env.RAGLINE_SCREENSHOTS_DIR)
+  : path.join(FRONTEND_DIR, "test-results", "screenshots");
 export const LOG_DIR = path.join(FRONTEND_DIR, "test-results", "servers");
 const PYTHON = process.env.RAGLINE_PYTHON || path.join(REPO_ROOT, ".venv", "bin", "python");
 
