@@ -4,15 +4,23 @@ import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, File, HTTPException, UploadFile
+from fastapi.responses import FileResponse
 
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
-from backend.contract.api import DocumentOut, UploadAccepted, UploadRejected
+from backend.contract.api import DocumentOut, DocumentText, PageSpan, UploadAccepted, UploadRejected
 from backend.rag.index import DocumentRecord
 from backend.rag.loaders import DocumentError
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
 READ_BLOCK = 1 << 20
+MEDIA_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "markdown": "text/markdown; charset=utf-8",
+    "html": "text/plain; charset=utf-8",  # shown as source, never rendered: an upload must not run script here
+    "text": "text/plain; charset=utf-8",
+}
 
 
 def _out(record: DocumentRecord) -> DocumentOut:
@@ -67,6 +75,42 @@ async def _existing(services: Services, doc_id: str) -> DocumentRecord:
 async def get_document(doc_id: str, services: ServicesDep) -> DocumentOut:
     """One document with its ingestion progress (0..1) and error, if any."""
     return _out(await _existing(services, doc_id))
+
+
+@router.get("/{doc_id}/text", response_model=DocumentText, responses=responses(404))
+async def get_document_text(doc_id: str, services: ServicesDep) -> DocumentText:
+    """The document's extracted text, which every source's `start`/`end` span indexes (and PDF page spans)."""
+    record = await _existing(services, doc_id)
+    stored = await asyncio.to_thread(services.knowledge.index.document_text, doc_id)
+    if stored is None:
+        raise HTTPException(
+            404, f"the text of {record.name} is not stored (ingested by an older version); upload it again"
+        )
+    text, pages = stored
+    spans = [PageSpan(page=p, start=s, end=e) for p, s, e in pages] if pages else None
+    return DocumentText(id=record.id, name=record.name, type=record.type, text=text, pages=spans)
+
+
+@router.get(
+    "/{doc_id}/file",
+    response_class=FileResponse,
+    responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "The uploaded file."}}
+    | responses(404),
+)
+async def get_document_file(doc_id: str, services: ServicesDep) -> FileResponse:
+    """The uploaded file as it was (a PDF opens at a cited page); other types download, never render."""
+    record = await _existing(services, doc_id)
+    path = services.knowledge.ingestor.file_path(doc_id)
+    if path is None or not path.is_file():
+        raise HTTPException(404, f"the file {record.name} is not kept (ingested by an older version); upload it again")
+    inline = record.type == "pdf"
+    return FileResponse(
+        path,
+        media_type=MEDIA_TYPES.get(record.type, "application/octet-stream"),
+        filename=record.name,
+        content_disposition_type="inline" if inline else "attachment",
+        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"},
+    )
 
 
 @router.delete("/{doc_id}", status_code=204, responses=responses(404))

@@ -89,6 +89,24 @@ class DocumentOut(BaseModel):
     flagged: int = 0  # chunks that read like instructions to the model; never given to it
 
 
+class PageSpan(BaseModel):
+    """Where one PDF page's text lies in DocumentText.text."""
+
+    page: int
+    start: int
+    end: int
+
+
+class DocumentText(BaseModel):
+    """Body of GET /api/documents/{id}/text: the text a source's `start`/`end` index into."""
+
+    id: str
+    name: str
+    type: str
+    text: str
+    pages: list[PageSpan] | None = None  # PDFs only: each page's span, to open the page a passage is on
+
+
 class UploadRejected(BaseModel):
     """A file of a multi-file upload that was not accepted."""
 

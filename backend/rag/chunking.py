@@ -36,6 +36,21 @@ def full_text(sections: list[Section]) -> str:
     return "\n\n".join(s.text for s in sections)
 
 
+def page_spans(sections: list[Section]) -> list[tuple[int, int, int]]:
+    """(page, start, end) of each PDF page's text within full_text(sections); [] when sections have no pages."""
+    spans: list[list[int]] = []
+    offset = 0
+    for section in sections:
+        start, offset = offset, offset + len(section.text)
+        if section.page is not None:
+            if spans and spans[-1][0] == section.page:
+                spans[-1][2] = offset
+            else:
+                spans.append([section.page, start, offset])
+        offset += 2  # the blank line full_text puts between sections
+    return [(p, s, e) for p, s, e in spans]
+
+
 def estimate_tokens(text: str) -> int:
     """Estimated tokens: one per 4 characters of the text with whitespace runs collapsed, rounded up."""
     return (len(" ".join(text.split())) + 3) // 4

@@ -5,6 +5,7 @@ mix of old and new chunks and never finds the document missing. Chroma holds the
 (document id, version, chunk index); hits from any other version are ignored.
 """
 
+import json
 import re
 import sqlite3
 import threading
@@ -44,6 +45,12 @@ CREATE TABLE IF NOT EXISTS chunks (
     end INTEGER NOT NULL,
     hash TEXT NOT NULL,
     UNIQUE (doc_id, version, idx)
+);
+CREATE TABLE IF NOT EXISTS texts (
+    doc_id TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    pages TEXT
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
@@ -243,9 +250,16 @@ class KnowledgeIndex:
         pages: int | None,
         sha256: str,
         flagged: int = 0,
+        text: str | None = None,
+        page_spans: list[tuple[int, int, int]] | None = None,
     ) -> None:
-        """Swap the document's chunks for `version`'s in one transaction and mark it ready."""
+        """Swap the document's chunks (and its text, which their spans index) for `version`'s and mark it ready."""
         with self._tx() as c:
+            if text is not None:
+                c.execute(
+                    "INSERT OR REPLACE INTO texts (doc_id, version, text, pages) VALUES (?, ?, ?, ?)",
+                    (doc_id, version, text, json.dumps(page_spans) if page_spans else None),
+                )
             c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             c.executemany(
                 "INSERT INTO chunks (doc_id, version, idx, text, page, section, start, end, hash) "
@@ -262,7 +276,16 @@ class KnowledgeIndex:
         """Remove a document and its chunks; False when it did not exist."""
         with self._tx() as c:
             c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+            c.execute("DELETE FROM texts WHERE doc_id = ?", (doc_id,))
             return c.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
+
+    def document_text(self, doc_id: str) -> tuple[str, list[tuple[int, int, int]] | None] | None:
+        """The document's text and its PDF pages as (page, start, end) spans; None if not stored."""
+        rows = self._rows("SELECT text, pages FROM texts WHERE doc_id = ?", (doc_id,))
+        if not rows:
+            return None
+        pages = rows[0]["pages"]
+        return rows[0]["text"], [tuple(p) for p in json.loads(pages)] if pages else None
 
     def active_versions(self) -> dict[str, int]:
         """Document id -> searchable version, for documents that have one."""

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from chromadb.api.models.Collection import Collection
 
 from backend.guardrails.injection import score_injection
-from backend.rag.chunking import Chunk, chunk_sections
+from backend.rag.chunking import Chunk, chunk_sections, full_text, page_spans
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.limits import UploadLimits
 from backend.rag.loaders import SUPPORTED_TYPES, DocumentError, LoadedDocument, document_type, load_document
@@ -46,6 +46,7 @@ class Prepared:
     size: int
     loaded: LoadedDocument
     chunks: list[Chunk]
+    data: bytes = b""  # the uploaded file, kept so a citation can open the original (a PDF page)
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,10 @@ class Ingestor:
         target_tokens: int,
         overlap_tokens: int,
         limits: UploadLimits | None = None,
+        files_dir: Path | None = None,
     ) -> None:
         self.index = index
+        self.files_dir = files_dir
         self.limits = limits or UploadLimits()
         self._collection = collection
         self._embed = embed
@@ -83,7 +86,7 @@ class Ingestor:
         chunks = chunk_sections(loaded.sections, self._target, self._overlap)
         if not chunks:
             raise DocumentError(422, f"{name} contains no text to index")
-        return Prepared(name, hashlib.sha256(data).hexdigest(), len(data), loaded, chunks)
+        return Prepared(name, hashlib.sha256(data).hexdigest(), len(data), loaded, chunks, data)
 
     def unchanged(self, prepared: Prepared) -> DocumentRecord | None:
         """The stored record when this exact file is already indexed."""
@@ -111,6 +114,7 @@ class Ingestor:
             self.index.set_status(record.id, "processing", 0.0)
             try:
                 self._add_vectors(record, version, prepared.chunks, ids, progress)
+                self._keep_file(record.id, prepared.data)
                 self.index.activate(
                     record.id,
                     version,
@@ -120,6 +124,8 @@ class Ingestor:
                     pages=prepared.loaded.pages,
                     flagged=sum(hostile(c.text) for c in prepared.chunks),
                     sha256=prepared.data_sha256,
+                    text=full_text(prepared.loaded.sections),
+                    page_spans=page_spans(prepared.loaded.sections) or None,
                 )
             except Exception as exc:
                 self._collection.delete(ids=ids)
@@ -152,7 +158,22 @@ class Ingestor:
         with self._lock:
             existed = self.index.delete(doc_id)
             self._collection.delete(where={"document_id": doc_id})
+            if path := self.file_path(doc_id):
+                path.unlink(missing_ok=True)
         return existed
+
+    def file_path(self, doc_id: str) -> Path | None:
+        """Where the document's original file is kept (None when originals are not kept)."""
+        return self.files_dir / doc_id if self.files_dir else None
+
+    def _keep_file(self, doc_id: str, data: bytes) -> None:
+        """Write the original next to the index, replacing the previous version's in one rename."""
+        if not (path := self.file_path(doc_id)) or not data:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(data)
+        partial.replace(path)
 
     def _add_vectors(
         self, record: DocumentRecord, version: int, chunks: list[Chunk], ids: list[str], progress: Progress | None

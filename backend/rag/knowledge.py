@@ -66,6 +66,7 @@ class KnowledgeBase:
             settings.chunk_target_tokens,
             settings.chunk_overlap_tokens,
             upload_limits(settings),
+            files_dir=settings.data_dir / "documents",
         )
         self._queue: asyncio.Queue[tuple[DocumentRecord, Prepared]] = asyncio.Queue()
         log.info("reranker: %s", self.reranker.name)

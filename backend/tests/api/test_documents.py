@@ -166,3 +166,34 @@ async def test_restart_keeps_index(settings):
         assert [d["name"] for d in (await c.get("/api/documents")).json()] == ["bike-shed.md"]
         results = (await c.post("/api/search", json={"query": "bike shed code"})).json()["results"]
         assert results[0]["document"] == "bike-shed.md" and "4711" in results[0]["snippet"]
+
+
+async def test_a_source_span_opens_the_passage_in_the_document_text_and_the_pdf_page(client):
+    """Show me where: a search hit's start/end index the stored text; a PDF hit lies on its page's span."""
+    docs = {d["name"]: d for d in (await client.get("/api/documents")).json()}
+    for name, query in [("employee-handbook.md", "carry over unused leave"), ("travel-policy.pdf", "hotel")]:
+        body = {"query": query, "documents": [name]}
+        hit = (await client.post("/api/search", json=body)).json()["results"][0]
+        assert hit["doc_id"] == docs[name]["id"]
+        text = (await client.get(f"/api/documents/{hit['doc_id']}/text")).json()
+        passage = text["text"][hit["start"] : hit["end"]]
+        assert " ".join(hit["snippet"].rstrip("…").split()[:6]) in " ".join(passage.split())
+        if name.endswith(".pdf"):
+            span = next(p for p in text["pages"] if p["page"] == hit["page"])
+            assert hit["start"] < span["end"] and hit["end"] > span["start"]  # the passage (with neighbours) is on it
+            original = await client.get(f"/api/documents/{hit['doc_id']}/file")
+            assert original.content.startswith(b"%PDF") and original.headers["content-type"] == "application/pdf"
+        else:
+            assert text["pages"] is None
+    md = await client.get(f"/api/documents/{docs['employee-handbook.md']['id']}/file")
+    assert md.headers["content-disposition"].startswith("attachment") and b"leave" in md.content.lower()
+
+
+async def test_a_deleted_document_has_no_text_or_file(client):
+    doc = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
+    await wait_ready(client, doc["id"])
+    assert (await client.get(f"/api/documents/{doc['id']}/text")).json()["text"].startswith("Bike shed")
+    assert (await client.delete(f"/api/documents/{doc['id']}")).status_code == 204
+    for part in ("text", "file"):
+        gone = await client.get(f"/api/documents/{doc['id']}/{part}")
+        assert gone.status_code == 404 and "does not exist" in gone.json()["detail"]
