@@ -16,9 +16,16 @@ from backend.llm.embedded import llama_server
 TIMING_RE = re.compile(r"id\s+(\d+) \| task (\d+) \|\s+(prompt eval|eval) time =\s*([\d.]+) ms /\s*(\d+) tokens")
 
 
+# "slot launch_slot_: id  0 | task 5 | new prompt, n_ctx_slot = 4096, n_keep = 0, task.n_tokens = 1250"
+PROMPT_RE = re.compile(r"id\s+(\d+) \| task (\d+) \| new prompt, .*?task\.n_tokens = (\d+)")
+
+
 def parse_timings(text: str) -> list[dict]:
-    """Per finished llama.cpp task, in log order: slot, prompt tokens evaluated (not from the KV cache) and time."""
+    """Per finished llama.cpp task, in log order: slot, prompt tokens (all, and evaluated, i.e. not from the KV
+    cache) and time."""
     tasks: dict[int, dict] = {}
+    for slot, task, n in PROMPT_RE.findall(text):
+        tasks.setdefault(int(task), {"slot": int(slot), "task": int(task)})["prompt_tokens"] = int(n)
     for slot, task, kind, ms, n in TIMING_RE.findall(text):
         row = tasks.setdefault(int(task), {"slot": int(slot), "task": int(task)})
         if kind == "prompt eval":

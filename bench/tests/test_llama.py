@@ -27,3 +27,13 @@ def test_llama_log_reads_only_what_was_written_since_the_last_call(tmp_path):
 
 def test_llama_log_without_a_file_has_no_calls(tmp_path):
     assert LlamaLog(None).calls() == [] and LlamaLog(tmp_path / "missing.log").calls() == []
+
+
+def test_a_task_has_its_whole_prompt_and_the_part_evaluated():
+    from bench.lib.llama import parse_timings
+
+    log = (
+        "slot launch_slot_: id  1 | task 7 | new prompt, n_ctx_slot = 4096, n_keep = 0, task.n_tokens = 1250\n"
+        "slot print_timing: id  1 | task 7 | prompt eval time =  120.50 ms /    14 tokens (x)\n"
+    )
+    assert parse_timings(log) == [{"slot": 1, "task": 7, "prompt_tokens": 1250, "evaluated": 14, "prompt_ms": 120.5}]

@@ -1,0 +1,144 @@
+"""Time to first token of first turns, follow-ups, thread switches and restarts, and 4 users at once (embedded model).
+
+One run per model, alone on the machine: the app on the embedded model over the sample corpus, each turn through
+`POST /api/chat/stream`, with llama.cpp's own log read after every turn for the prompt tokens of each model call
+(all of them, and the part evaluated rather than taken from the KV cache) and its prompt-evaluation time.
+
+Sequence on thread A: first turn, follow-up; then first turns on B and C (with 2 slots, the third conversation
+evicts A's slot); A's follow-up after the switch; the server is restarted on the same data dir; A's follow-up
+after the restart. Then 4 users ask first questions at once: queue wait (request -> the generator starts) and TTFT.
+Ratios are to A's first turn, measured in the same run.
+"""
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.lib import SAMPLE_DOCS, report
+from bench.lib.llama import LlamaLog
+from bench.lib.server import serve_in_process
+from bench.lib.sse import Turn, client, stream_turn
+from bench.lib.stats import median, ratio
+
+A_FIRST = ("A", "What does the travel policy say about hotels and meals on a business trip?")
+A_FOLLOW = ("A", "Is alcohol covered by that meal limit?")
+SWITCH = [("B", "How long must passwords be under the IT security policy?"), ("C", "Where is the office kitchen?")]
+A_AFTER_SWITCH = ("A", "And who approves a trip abroad?")
+A_AFTER_RESTART = ("A", "What about taxis from the airport?")
+CONCURRENT = [
+    ("U1", "How many leave days do employees get?"),
+    ("U2", "What is the Zephyr-9 warranty?"),
+    ("U3", "What should a new hire do on the first day?"),
+    ("U4", "How often does the Zephyr-9 need servicing?"),
+]
+
+
+async def ask(base: str, thread: str, message: str) -> Turn:
+    async with client() as c:
+        return await stream_turn(c, f"{base}/api/chat/stream", {"message": message, "thread_id": thread, "mode": "rag"})
+
+
+def measured(label: str, turn: Turn, calls: list[dict]) -> dict:
+    """A turn's TTFT next to llama.cpp's prompt time and tokens for the model calls made before its first token."""
+    first = turn.ttft
+    generator_start = next((t for n, d, t in turn.events if n == "status" and d.get("node") == "generator"), None)
+    return {
+        "turn": label,
+        "ttft_s": first,
+        "queue_wait_s": generator_start - turn.t_send if generator_start else None,
+        "calls": len(calls),
+        "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in calls),
+        "evaluated_tokens": sum(c.get("evaluated", 0) for c in calls),
+        "llama_prompt_s": sum(c.get("prompt_ms", 0.0) for c in calls) / 1000,
+        "answer": ((turn.done or {}).get("answer") or turn.error or "")[:60],
+    }
+
+
+def run_model(model: str, root: Path) -> dict:
+    env = {"RAG_LLM_BACKEND": "embedded", "RAG_EMBEDDED_MODEL": model, "RAG_DATA_DIR": str(root / model / "data")}
+    rows: list[dict] = []
+
+    def turn(base: str, log: LlamaLog, label: str, thread: str, message: str) -> None:
+        done = asyncio.run(ask(base, thread, message))
+        time.sleep(0.5)  # let llama.cpp write the timing lines of the calls made during the turn
+        rows.append(measured(label, done, log.calls()))
+        report.progress(f"{model}: {label}: ttft {report.secs(rows[-1]['ttft_s'])}")
+
+    report.progress(f"{model}: starting the app and ingesting the sample corpus")
+    with serve_in_process(env, [SAMPLE_DOCS], timeout=600) as (base, proc):
+        log = LlamaLog(proc.log_path)
+        turn(base, log, "warm-up (not counted)", "W", "Write one sentence about the sea.")
+        turn(base, log, "first turn", *A_FIRST)
+        turn(base, log, "follow-up", *A_FOLLOW)
+        for thread, message in SWITCH:
+            turn(base, log, f"first turn on {thread}", thread, message)
+        turn(base, log, "follow-up after switching back", *A_AFTER_SWITCH)
+    with serve_in_process(env, timeout=600) as (base, proc):
+        log = LlamaLog(proc.log_path)
+        turn(base, log, "follow-up after a restart", *A_AFTER_RESTART)
+
+        async def together() -> list[Turn]:
+            return await asyncio.gather(*(ask(base, t, m) for t, m in CONCURRENT))
+
+        users = asyncio.run(together())
+        time.sleep(0.5)
+        log.calls()
+    concurrent = [measured(f"user {t}", u, []) for (t, _), u in zip(CONCURRENT, users, strict=True)]
+    first = rows[1]["ttft_s"]
+    for row in rows:
+        row["ratio_to_first"] = ratio(row["ttft_s"], first)
+    return {
+        "model": model,
+        "turns": rows,
+        "concurrent": {
+            "users": len(concurrent),
+            "queue_wait_p50_s": median(r["queue_wait_s"] for r in concurrent if r["queue_wait_s"] is not None),
+            "ttft_p50_s": median(r["ttft_s"] for r in concurrent if r["ttft_s"] is not None),
+            "ttft_max_s": max((r["ttft_s"] for r in concurrent if r["ttft_s"] is not None), default=None),
+            "rows": concurrent,
+        },
+    }
+
+
+def render(results: list[dict], markdown: bool) -> str:
+    out = []
+    for r in results:
+        rows = [
+            [t["turn"], report.secs(t["ttft_s"]), report.times(t["ratio_to_first"], 2), t["prompt_tokens"],
+             t["evaluated_tokens"], report.secs(t["llama_prompt_s"]), report.secs(t["queue_wait_s"])]
+            for t in r["turns"]
+        ]  # fmt: skip
+        headers = ["turn", "TTFT", "÷ first", "prompt tok", "evaluated", "llama prompt", "to generator"]
+        out.append(report.table(f"{r['model']}: one conversation", headers, rows, markdown))
+        c = r["concurrent"]
+        out.append(
+            report.table(
+                f"{r['model']}: {c['users']} users at once",
+                ["queue wait p50", "TTFT p50", "TTFT max"],
+                [[report.secs(c["queue_wait_p50_s"]), report.secs(c["ttft_p50_s"]), report.secs(c["ttft_max_s"])]],
+                markdown,
+            )
+        )
+    return "\n\n".join(out) + f"\n\nload average {report.load()}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the sequence on each model, print the tables, write the JSON."""
+    parser = argparse.ArgumentParser(prog="bench.speed", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--model", action="append", help="embedded model (repeatable; default: qwen2.5-coder-1.5b and -0.5b)"
+    )
+    report.add_output_args(parser, "speed")
+    args = parser.parse_args(argv)
+    models = args.model or ["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = [run_model(m, Path(tmp)) for m in models]
+    report.publish(render(results, args.markdown), {"models": results}, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
