@@ -49,6 +49,8 @@ def replace_reason(validation: Validation) -> str:
     sources = validation.get("sources") or {}
     if sources.get("not_found") == "replaced":
         reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
+    if sources.get("markup_removed"):
+        reasons.append("the prompt's <knowledge_base> tag in the answer now reads 'the documents'")
     if repairs := sources.get("repairs"):
         reasons.append(repair_reason(repairs))
     if removed := validation.get("citations", {}).get("removed"):

@@ -72,6 +72,7 @@ class SourcesCheck(TypedDict):
     supported: NotRequired[int]
     not_found: NotRequired[Literal["model", "replaced"] | None]  # who said the documents lack the answer
     original_text: NotRequired[str]  # the model's answer when it was replaced by the not-found reply
+    markup_removed: NotRequired[bool]  # the answer quoted the prompt's tags (<knowledge_base>); read as "the documents"
 
 
 class ToneCheck(TypedDict):

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from backend.contract.citations import CITATION_RE, marker, tidy
 from backend.guardrails.grounding import GroundingResult, SentenceSupport
 
+# The prompt's own markup, which small models sometimes quote ("According to the <knowledge_base> block, …").
+_MARKUP = re.compile(r"(?:\bthe\s+)?</?(?:knowledge_base|conversation_index)>(?:\s+(?:block|section))?", re.IGNORECASE)
 _TRAILING_PUNCT = re.compile(r"([.!?]+[\"')\]\u201d\u2019]*)$")
 
 
@@ -92,6 +94,13 @@ def _with_markers(sentence: str, ids: list[str]) -> str:
     if tail:
         return f"{bare[: tail.start()].rstrip()} {marker(ids)}{tail.group(1)}"
     return f"{bare} {marker(ids)}"
+
+
+def strip_markup(answer: str) -> str:
+    """The answer with the prompt's markup tags read as "the documents" (the reader never saw the tags)."""
+    if "<" not in answer:
+        return answer
+    return tidy(_MARKUP.sub(lambda m: "The documents" if m.group(0)[0] == "T" else "the documents", answer))
 
 
 def reason(changes: list[dict]) -> str:

@@ -17,7 +17,7 @@ from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
 from backend.guardrails.grounding import GroundingResult, check_grounding
-from backend.guardrails.repair import Repaired, not_found_reply, repair
+from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
 NODE = "validate_sources"
 CLOSEST = 2  # passages named in the not-found reply
@@ -33,20 +33,24 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     """Ground the answer's claims in the passages; repair citations; replace an answer nothing supports."""
     if decided(state) or state.get("intent") != "rag" or not state.get("documents"):
         return {}
-    settings, answer, docs = runtime.context.settings, state.get("answer", ""), state["documents"]
+    settings, docs = runtime.context.settings, state["documents"]
+    original = state.get("answer", "")
+    answer = strip_markup(original)
     passages = {d["id"]: d["text"] for d in docs}
     result = check_grounding(answer, passages, runtime.context.embed, settings.grounding_min_support, state["question"])
     supported = sum(1 for c in result.claims if c.best is not None)
     check = _check(result, supported)
+    if answer != original:
+        check["markup_removed"] = True
     if result.claims and not supported and settings.not_found_reply:
         text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
-        check |= {"not_found": "replaced", "original_text": answer}
+        check |= {"not_found": "replaced", "original_text": original}
         return _out(runtime, check, text, "nothing in the answer is in the sources: answered that it is not found")
     if not result.claims and any(s.not_found for s in result.sentences):
         check["not_found"] = "model"
     fixed = repair(answer, result, {d["id"]: d["document"] for d in docs}) if settings.citation_repair else None
     if fixed is None or fixed.text == answer:
-        return _out(runtime, check, None, _detail(result, fixed))
+        return _out(runtime, check, answer if answer != original else None, _detail(result, fixed))
     check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]
     return _out(runtime, check, fixed.text, _detail(result, fixed))
 

@@ -1,7 +1,9 @@
 """Citation repair with fixed passages: add, re-point, remove, grouped markers, wrong numbers, not-found reply."""
 
+import pytest
+
 from backend.guardrails.grounding import check_grounding
-from backend.guardrails.repair import not_found_reply, reason, repair
+from backend.guardrails.repair import not_found_reply, reason, repair, strip_markup
 
 PASSAGES = {
     "S1": "Full-time employees receive 28 days of paid annual leave per year. Up to 5 unused days can be carried "
@@ -61,3 +63,19 @@ def test_not_found_reply_names_the_closest_passages():
     reply = not_found_reply([("zephyr-9-service-manual.md", "Warranty"), ("zephyr-9-quick-start.pdf", None)])
     assert reply.startswith("I could not find this in the documents.")
     assert "zephyr-9-service-manual.md (Warranty) and zephyr-9-quick-start.pdf" in reply
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            "According to the information in <knowledge_base>, it is 2 years [S1].",
+            "According to the information in the documents, it is 2 years [S1].",
+        ),
+        ("According to the <knowledge_base> block, yes.", "According to the documents, yes."),
+        ("The <knowledge_base> does not say.", "The documents does not say."),
+        ("Plain answer with a < sign [S2].", "Plain answer with a < sign [S2]."),
+    ],
+)
+def test_the_prompts_markup_reads_as_the_documents(answer, expected):
+    assert strip_markup(answer) == expected
