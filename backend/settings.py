@@ -90,10 +90,10 @@ class Settings(BaseSettings):
     retrieval_top_k: int = Field(4, ge=1, description="Chunks handed to the generator.")
     relevance_max_distance: float = Field(0.9, description="Cosine distance above which a chunk is not relevant.")
     relevance_floor: float = Field(
-        -1.0, ge=-1.0, le=1.0, description="Cosine similarity a passage needs to reach the model (-1: no floor)."
+        0.3, ge=-1.0, le=1.0, description="Cosine similarity a passage needs to reach the model (-1: no floor)."
     )
     relevance_margin: float = Field(
-        2.0, ge=0.0, le=2.0, description="A passage more than this below the best one's similarity is not sent."
+        0.25, ge=0.0, le=2.0, description="A passage more than this below the best one's similarity is not sent."
     )
     router_rag_distance: float = Field(
         0.75, description="Router probe: a question this close to a chunk goes to the documents path."

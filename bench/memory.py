@@ -35,34 +35,12 @@ from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
 from bench.lib import ROOT, SAMPLE_DOCS, report
 from bench.lib.llama import LlamaLog, stderr_to
-from bench.lib.server import asgi_client
+from bench.lib.server import SendClock, asgi_client
 from bench.lib.sse import parse_sse
 from bench.memory_score import Dialogue, accuracy_tables, load_dialogues, miss_table, score, timing_table
 
 DIALOGUES = ROOT / "data" / "dialogues.yaml"
 WARM_UP = "What is the Zephyr-9?"
-
-
-class SendClock:
-    """ASGI wrapper noting when each response body chunk leaves the app (the transport buffers the body)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.chunks: list[tuple[float, bytes]] = []
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        """Pass the request on, stamping every body chunk the app sends."""
-
-        async def timed(message: dict) -> None:
-            if message["type"] == "http.response.body":
-                self.chunks.append((time.perf_counter(), message.get("body", b"")))
-            await send(message)
-
-        await self.app(scope, receive, timed if scope["type"] == "http" else send)
-
-    def first(self, marker: bytes) -> float | None:
-        """When the first chunk containing `marker` was sent."""
-        return next((t for t, body in self.chunks if marker in body), None)
 
 
 @dataclass

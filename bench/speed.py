@@ -111,7 +111,7 @@ def render(results: list[dict], markdown: bool) -> str:
              t["evaluated_tokens"], report.secs(t["llama_prompt_s"]), report.secs(t["queue_wait_s"])]
             for t in r["turns"]
         ]  # fmt: skip
-        headers = ["turn", "TTFT", "÷ first", "prompt tok", "evaluated", "llama prompt", "to generator"]
+        headers = ["turn", "TTFT", "÷ first", "prompt tok", "evaluated", "llama prompt", "generator starts"]
         out.append(report.table(f"{r['model']}: one conversation", headers, rows, markdown))
         c = r["concurrent"]
         out.append(

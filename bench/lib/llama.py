@@ -16,22 +16,24 @@ from backend.llm.embedded import llama_server
 TIMING_RE = re.compile(r"id\s+(\d+) \| task (\d+) \|\s+(prompt eval|eval) time =\s*([\d.]+) ms /\s*(\d+) tokens")
 
 
-# "slot launch_slot_: id  0 | task 5 | new prompt, n_ctx_slot = 4096, n_keep = 0, task.n_tokens = 1250"
-PROMPT_RE = re.compile(r"id\s+(\d+) \| task (\d+) \| new prompt, .*?task\.n_tokens = (\d+)")
+# "slot release: id  0 | task 0 | stop processing: n_tokens = 792, truncated = 0": prompt + decoded - 1 tokens
+RELEASE_RE = re.compile(r"id\s+(\d+) \| task (\d+) \| stop processing: n_tokens = (\d+)")
 
 
 def parse_timings(text: str) -> list[dict]:
     """Per finished llama.cpp task, in log order: slot, prompt tokens (all, and evaluated, i.e. not from the KV
     cache) and time."""
     tasks: dict[int, dict] = {}
-    for slot, task, n in PROMPT_RE.findall(text):
-        tasks.setdefault(int(task), {"slot": int(slot), "task": int(task)})["prompt_tokens"] = int(n)
+    released: dict[int, int] = {int(task): int(n) for _, task, n in RELEASE_RE.findall(text)}
     for slot, task, kind, ms, n in TIMING_RE.findall(text):
         row = tasks.setdefault(int(task), {"slot": int(slot), "task": int(task)})
         if kind == "prompt eval":
             row |= {"evaluated": int(n), "prompt_ms": float(ms)}
         else:
             row |= {"decoded": int(n), "decode_ms": float(ms)}
+    for task, row in tasks.items():
+        if task in released and "decoded" in row:
+            row["prompt_tokens"] = released[task] - row["decoded"] + 1  # the last token sampled is not in the cache
     return [row for row in tasks.values() if "evaluated" in row]
 
 

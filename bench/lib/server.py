@@ -137,3 +137,25 @@ async def asgi_client(app: Any, wrap: Any = None, startup_timeout: float = 300.0
         transport = httpx.ASGITransport(app=wrap or manager.app)
         async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=900) as client:
             yield client
+
+
+class SendClock:
+    """ASGI wrapper noting when each response body chunk leaves the app (the transport buffers the body)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.chunks: list[tuple[float, bytes]] = []
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        """Pass the request on, stamping every body chunk the app sends."""
+
+        async def timed(message: dict) -> None:
+            if message["type"] == "http.response.body":
+                self.chunks.append((time.perf_counter(), message.get("body", b"")))
+            await send(message)
+
+        await self.app(scope, receive, timed if scope["type"] == "http" else send)
+
+    def first(self, marker: bytes) -> float | None:
+        """When the first chunk containing `marker` was sent."""
+        return next((t for t, body in self.chunks if marker in body), None)

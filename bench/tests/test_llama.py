@@ -7,8 +7,24 @@ RECORDED = Path(__file__).with_name("llama-server.log")  # xllamacpp's llama.cpp
 
 def test_timings_of_a_recorded_llama_server_log_give_prompt_and_decode_per_task():
     assert parse_timings(RECORDED.read_text()) == [
-        {"slot": 1, "task": 0, "evaluated": 31, "prompt_ms": 2128.61, "decoded": 8, "decode_ms": 2613.25},
-        {"slot": 1, "task": 9, "evaluated": 6, "prompt_ms": 301.94, "decoded": 8, "decode_ms": 2630.89},
+        {
+            "slot": 1,
+            "task": 0,
+            "evaluated": 31,
+            "prompt_ms": 2128.61,
+            "decoded": 8,
+            "decode_ms": 2613.25,
+            "prompt_tokens": 31,
+        },
+        {
+            "slot": 1,
+            "task": 9,
+            "evaluated": 6,
+            "prompt_ms": 301.94,
+            "decoded": 8,
+            "decode_ms": 2630.89,
+            "prompt_tokens": 32,
+        },  # 26 of them from the KV cache
     ]
 
 
@@ -33,7 +49,9 @@ def test_a_task_has_its_whole_prompt_and_the_part_evaluated():
     from bench.lib.llama import parse_timings
 
     log = (
-        "slot launch_slot_: id  1 | task 7 | new prompt, n_ctx_slot = 4096, n_keep = 0, task.n_tokens = 1250\n"
         "slot print_timing: id  1 | task 7 | prompt eval time =  120.50 ms /    14 tokens (x)\n"
+        "slot print_timing: id  1 | task 7 |        eval time =  300.00 ms /    10 tokens (x)\n"
+        "slot      release: id  1 | task 7 | stop processing: n_tokens = 1259, truncated = 0\n"
     )
-    assert parse_timings(log) == [{"slot": 1, "task": 7, "prompt_tokens": 1250, "evaluated": 14, "prompt_ms": 120.5}]
+    row = parse_timings(log)[0]
+    assert (row["prompt_tokens"], row["evaluated"], row["decoded"]) == (1250, 14, 10)

@@ -1,0 +1,282 @@
+"""Whole chat turns on the embedded model, scored: correct answers, citation precision, honest "not found", TTFT.
+
+Sets: `own` (data/eval/questions.yaml over data/documents: 54 questions, a third unanswerable) and `squad`
+(../shared/datasets/squad2: one Wikipedia article, each paragraph ingested as its own document; answerable
+questions with gold spans and unanswerable ones written to look answerable). Each set is split in halves by a
+hash of the question id: thresholds are tuned on `tune` only and figures are reported on `report`.
+
+Every turn goes through POST /api/chat/stream on a fresh thread with the FAQ triage off (so the model answers).
+The raw answer (the streamed tokens) is what the model wrote: scored, it is "repair off". The final answer (after
+the `replace` event of the citation check and repair) is "repair on". Both come from the same turn, so the
+comparison is side by side. A cited passage is read back through GET /api/documents/{id}/text with its span.
+"""
+
+import argparse
+import asyncio
+import hashlib
+import json
+import re
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import httpx
+import yaml
+
+from backend.contract.citations import cited_ids
+from backend.guardrails.grounding import NOT_FOUND_RE
+from backend.main import create_app
+from backend.rag.knowledge import ingest_paths
+from backend.settings import Settings
+from bench.lib import ROOT, SAMPLE_DOCS, report
+from bench.lib.server import SendClock, asgi_client
+from bench.lib.stats import median, percentile
+
+QUESTIONS = ROOT / "data" / "eval" / "questions.yaml"
+SQUAD = ROOT.parent / "shared" / "datasets" / "squad2" / "computational-complexity-theory.json"
+EVENT = re.compile(rb"event: (\w+)\r?\ndata: ([^\r\n]*)")
+
+
+@dataclass
+class Item:
+    id: str
+    question: str
+    answerable: bool
+    answers: list[str]
+    document: str | None
+    set: str
+
+    @property
+    def split(self) -> str:
+        """tune or report, by a hash of the id: the same split in every run."""
+        return "tune" if int(hashlib.sha1(self.id.encode()).hexdigest(), 16) % 2 == 0 else "report"
+
+
+@dataclass
+class Record:
+    """One turn as measured: what the model wrote, what the user got, and what they cite."""
+
+    item: Item
+    raw: str = ""
+    final: str = ""
+    sources: list[dict] = field(default_factory=list)
+    passages: dict[str, str] = field(default_factory=dict)  # source id -> passage text (from its span)
+    validation: dict = field(default_factory=dict)
+    ttft_s: float | None = None
+    check_s: float | None = None
+    error: str | None = None
+
+
+def own_items() -> list[Item]:
+    return [
+        Item(q["id"], q["question"], q["answerable"], q.get("answers") or [], q.get("document"), "own")
+        for q in yaml.safe_load(QUESTIONS.read_text())
+    ]
+
+
+def squad_items(docs: Path, n: int) -> list[Item]:
+    """The article's paragraphs written as documents, and n answerable plus n unanswerable questions."""
+    article = json.loads(SQUAD.read_text())["data"][0]
+    docs.mkdir(parents=True, exist_ok=True)
+    answerable, unanswerable = [], []
+    for k, paragraph in enumerate(article["paragraphs"], 1):
+        name = f"complexity-{k:02d}.txt"
+        (docs / name).write_text(paragraph["context"])
+        for qa in paragraph["qas"]:
+            golds = sorted({a["text"] for a in qa["answers"]})
+            item = Item(qa["id"], qa["question"], not qa["is_impossible"], golds, name, "squad")
+            (unanswerable if qa["is_impossible"] else answerable).append(item)
+    pick = lambda items: sorted(items, key=lambda i: hashlib.sha1(i.id.encode()).hexdigest())[:n]  # noqa: E731
+    return pick(answerable) + pick(unanswerable)
+
+
+# --- scoring --------------------------------------------------------------------------------------------------
+
+
+def norm(text: str) -> str:
+    return " ".join(t.strip(".") for t in re.sub(r"[^0-9a-z@.]+", " ", text.lower()).split() if t.strip("."))
+
+
+def contains(text: str, gold: str) -> bool:
+    """Whether the gold answer appears in the text as whole words (case, punctuation and spacing ignored)."""
+    return f" {norm(gold)} " in f" {norm(text)} "
+
+
+def abstains(answer: str) -> bool:
+    """The answer says the documents do not contain it (the not-found reply or the model's own words)."""
+    return bool(NOT_FOUND_RE.search(answer)) or "could not find" in answer.lower()
+
+
+def score(record: Record, text: str) -> dict:
+    """One answer text (raw or final) scored against its item."""
+    item = record.item
+    correct = item.answerable and any(contains(text, g) for g in item.answers)
+    ids = [i for i in cited_ids(text) if i in record.passages]
+    good = [i for i in ids if any(contains(record.passages[i], g) for g in item.answers)]
+    return {
+        "correct": correct,
+        "abstained": abstains(text),
+        "cited": len(ids),
+        "cited_good": len(good) if item.answerable else 0,
+    }
+
+
+def aggregate(records: list[Record]) -> dict:
+    """The figures for a group of records, repair off (raw) and on (final)."""
+    out: dict = {"n": len(records)}
+    for variant in ("raw", "final"):
+        scores = [(r, score(r, getattr(r, variant))) for r in records if not r.error]
+        ans = [s for r, s in scores if r.item.answerable]
+        una = [s for r, s in scores if not r.item.answerable]
+        correct = [s for s in ans if s["correct"]]
+        cited = sum(s["cited"] for s in ans)
+        out[variant] = {
+            "answer_correct": len(correct) / len(ans) if ans else None,
+            "citation_precision": sum(s["cited_good"] for s in ans) / cited if cited else None,
+            "correct_with_citation": sum(s["cited"] > 0 for s in correct) / len(correct) if correct else None,
+            "false_answers_unanswerable": sum(not s["abstained"] for s in una) / len(una) if una else None,
+            "abstained_answerable": sum(s["abstained"] for s in ans) / len(ans) if ans else None,
+        }
+    replaced = lambda r: r.validation.get("sources", {}).get("not_found") == "replaced"  # noqa: E731
+    wrongly = [r for r in records if r.item.answerable and score(r, r.raw)["correct"] and replaced(r)]
+    correct_raw = [r for r in records if r.item.answerable and not r.error and score(r, r.raw)["correct"]]
+    out["correct_wrongly_replaced"] = len(wrongly) / len(correct_raw) if correct_raw else None
+    ttfts = [r.ttft_s for r in records if r.ttft_s is not None]
+    checks = [r.check_s for r in records if r.check_s is not None]
+    out["ttft_p50_s"], out["ttft_p90_s"] = median(ttfts), percentile(ttfts, 90)
+    out["check_p50_ms"] = median(checks) * 1000 if checks else None
+    out["errors"] = sum(bool(r.error) for r in records)
+    return out
+
+
+# --- running --------------------------------------------------------------------------------------------------
+
+
+def events_of(chunks: list[tuple[float, bytes]]) -> list[tuple[str, dict, float]]:
+    """Every SSE event the app sent, with when its chunk left the app."""
+    out = []
+    for t, body in chunks:
+        for name, data in EVENT.findall(body):
+            if data:
+                out.append((name.decode(), json.loads(data), t))
+    return out
+
+
+async def ask(client: httpx.AsyncClient, clock: SendClock, item: Item) -> Record:
+    record = Record(item)
+    clock.chunks.clear()
+    started = time.perf_counter()
+    body = {"message": item.question, "thread_id": f"answers-{item.set}-{item.id}", "mode": "rag"}
+    response = await client.post("/api/chat/stream", json=body)
+    if response.status_code != 200:
+        record.error = f"HTTP {response.status_code}"
+        return record
+    events = events_of(clock.chunks)
+    tokens = [(d["text"], t) for n, d, t in events if n == "token"]
+    record.raw = "".join(text for text, _ in tokens)
+    record.ttft_s = tokens[0][1] - started if tokens else None
+    marks = {(d.get("node"), d.get("phase")): t for n, d, t in events if n == "status"}
+    if ("validate_sources", "start") in marks and ("validate_sources", "end") in marks:
+        record.check_s = marks[("validate_sources", "end")] - marks[("validate_sources", "start")]
+    done = next((d for n, d, _ in events if n == "done"), None)
+    if done is None:
+        record.error = next((d.get("message") for n, d, _ in events if n == "error"), "no done event")
+        return record
+    record.final, record.validation = done["answer"], done.get("validation") or {}
+    record.sources = next((d["sources"] for n, d, _ in reversed(events) if n == "sources"), [])
+    for source in record.sources:
+        if "doc_id" in source and "start" in source:
+            text = (await client.get(f"/api/documents/{source['doc_id']}/text")).json()["text"]
+            record.passages[source["id"]] = text[source["start"] : source["end"]]
+    return record
+
+
+async def run_model(model: str, sets: dict[str, tuple[Path, list[Item]]], work: Path) -> list[Record]:
+    records = []
+    for name, (docs, items) in sets.items():
+        settings = Settings(
+            llm_backend="embedded", embedded_model=model, data_dir=work / model / name, temperature=0.0, faq_path=None
+        )
+        app = create_app(settings)
+        clock = SendClock(app)
+        async with asgi_client(app, wrap=clock) as client:
+            await ingest_paths(app.state.services.knowledge, [docs])
+            await ask(client, clock, Item("warm-up", "What is this collection about?", False, [], None, "warm"))
+            for k, item in enumerate(items, 1):
+                records.append(await ask(client, clock, item))
+                r = records[-1]
+                verdict = "ERROR " + r.error if r.error else ("ok" if score(r, r.final)["correct"] else "-")
+                report.progress(f"{model} {name} {k}/{len(items)} {item.id}: {verdict} {r.final[:70]!r}")
+    return records
+
+
+def table_rows(model: str, records: list[Record]) -> list[list]:
+    rows = []
+    for set_name in sorted({r.item.set for r in records}):
+        for split in ("tune", "report"):
+            group = [r for r in records if r.item.set == set_name and r.item.split == split]
+            if not group:
+                continue
+            a = aggregate(group)
+            for variant, label in (("raw", "off"), ("final", "on")):
+                v = a[variant]
+                rows.append([
+                    f"{model} {set_name} {split} (n={a['n']}) repair {label}", report.pct(v["answer_correct"]),
+                    report.pct(v["citation_precision"]), report.pct(v["correct_with_citation"]),
+                    report.pct(v["false_answers_unanswerable"]), report.pct(v["abstained_answerable"]),
+                    report.pct(a["correct_wrongly_replaced"]) if variant == "final" else "-",
+                    report.secs(a["ttft_p50_s"]), report.num(a["check_p50_ms"], " ms", 0),
+                ])  # fmt: skip
+    return rows
+
+
+HEADERS = ["run", "correct", "cite precision", "correct+cited", "false on unanswerable", "abstained on answerable",
+           "correct replaced", "TTFT p50", "check p50"]  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the sets on each model, print the figures (repair off vs on, tune vs report), write JSON and records."""
+    parser = argparse.ArgumentParser(prog="bench.answers", description=__doc__.split("\n")[0])
+    parser.add_argument("--model", action="append", help="embedded model (repeatable; default qwen2.5-coder-1.5b)")
+    parser.add_argument("--set", action="append", choices=["own", "squad"], help="question sets (default both)")
+    parser.add_argument("--split", choices=["tune", "report", "all"], default="all")
+    parser.add_argument("--squad-n", type=int, default=20, help="answerable and as many unanswerable SQuAD questions")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many questions per set (0: all)")
+    parser.add_argument("--dump", type=Path, help="write every turn as JSON lines here (for offline calibration)")
+    report.add_output_args(parser, "answers")
+    args = parser.parse_args(argv)
+    models = args.model or ["qwen2.5-coder-1.5b"]
+    results, records_all = {}, []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        sets: dict[str, tuple[Path, list[Item]]] = {}
+        for name in args.set or ["own", "squad"]:
+            docs, items = (SAMPLE_DOCS, own_items()) if name == "own" else (work / "squad", None)
+            items = items if items is not None else squad_items(docs, args.squad_n)
+            items = [i for i in items if args.split in ("all", i.split)]
+            sets[name] = (docs, items[: args.limit] if args.limit else items)
+        rows = []
+        for model in models:
+            records = asyncio.run(run_model(model, sets, work))
+            records_all += [(model, r) for r in records]
+            results[model] = {
+                f"{s}/{split}": aggregate([r for r in records if r.item.set == s and r.item.split == split])
+                for s in sets for split in ("tune", "report")
+            }  # fmt: skip
+            rows += table_rows(model, records)
+    if args.dump:
+        args.dump.parent.mkdir(parents=True, exist_ok=True)
+        with args.dump.open("w") as f:
+            for model, r in records_all:
+                f.write(json.dumps({"model": model, **asdict(r)}, ensure_ascii=False) + "\n")
+    text = report.table(
+        "answers: repair off (the model's words) vs on (what the user gets)", HEADERS, rows, args.markdown
+    )
+    report.publish(text + f"\n\nload average {report.load()}", results, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
