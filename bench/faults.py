@@ -108,16 +108,17 @@ async def concurrent_probe(url: str, n: int) -> dict:
 
         finals = await asyncio.gather(*(ask(q) for q in questions))
         seen = await history_views(client, "shared")
-    crossed = sum(
-        done.get("question") != q or CONCURRENT_QUESTIONS[q].lower() not in done.get("answer", "").lower()
-        for q, done in zip(questions, finals, strict=True)
-    )
+    pairs = [(q, done.get("question"), done.get("answer", "")) for q, done in zip(questions, finals, strict=True)]
+    crossed = sum(asked != got for asked, got, _ in pairs)
+    wrong = sum(CONCURRENT_QUESTIONS[asked].lower() not in answer.lower() for asked, _, answer in pairs)
     stored = sorted(q for q, _ in seen["page"])
     return {
         "turns": n,
         "crossed": crossed,
+        "answer_without_expected_words": wrong,
         "lost_or_doubled": int(stored != sorted(questions)),
         "views_disagree": int(not (seen["page"] == seen["export"] == seen["memory"])),
+        "turns_seen": [{"asked": a, "done_question": g, "answer": ans[:120]} for a, g, ans in pairs],
     }
 
 
@@ -133,7 +134,8 @@ def render(results: dict) -> str:
     if dis := results.get("disconnect"):
         out.append(report.table("streams cut after their first token, all at once", list(dis), [list(dis.values())]))
     if con := results.get("concurrent"):
-        out.append(report.table("concurrent turns on one thread", list(con), [list(con.values())]))
+        counts = {k: v for k, v in con.items() if k != "turns_seen"}
+        out.append(report.table("concurrent turns on one thread", list(counts), [list(counts.values())]))
     return "\n\n".join(out)
 
 
