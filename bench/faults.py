@@ -17,11 +17,12 @@ from pathlib import Path
 
 import httpx
 
-from bench.lib import SAMPLE_DOCS, report
+from bench.lib import ROOT, SAMPLE_DOCS, report
 from bench.lib.faults import (
     DISCONNECT_VARIANTS,
     KILL_POINTS,
     POEM,
+    agree,
     cut_after_first_token,
     history_views,
     history_views_sync,
@@ -44,6 +45,7 @@ def fake_env(data_dir: Path, tokens_per_second: int) -> dict[str, str]:
         "RAG_LLM_BACKEND": "fake",
         "RAG_DATA_DIR": str(data_dir),
         "RAG_FAKE_TOKENS_PER_SECOND": str(tokens_per_second),
+        "RAG_FAQ_PATH": str(ROOT / "data" / "faq.yaml"),  # the server runs in a temp dir: the FAQ by full path
     }
 
 
@@ -61,7 +63,7 @@ def kill_once(data_dir: Path, point: str) -> dict:
         after = history_views_sync(url, thread_id)
         log = proc.log()
     return {
-        "disagree": not (views["page"] == views["export"] == views["memory"]),
+        "disagree": not agree(views),
         "lost_done": finished and len(views["page"]) != 2,
         "next_turn_failed": again.status_code != 200 or len(after["page"]) != len(views["page"]) + 1,
         "traceback": "Traceback" in log,
@@ -88,7 +90,7 @@ async def disconnect_probe(url: str, streams: int) -> dict:
         await asyncio.sleep(0.5)
         for thread_id, _ in threads:
             seen = await history_views(client, thread_id)
-            counts["half_recorded"] += not (seen["page"] == seen["export"] == seen["memory"])
+            counts["half_recorded"] += not agree(seen)
             again = await client.post("/api/chat", json={"message": "Thanks!", "thread_id": thread_id})
             counts["turn_failed"] += again.status_code != 200
             counts["rename_failed"] += (
@@ -117,7 +119,7 @@ async def concurrent_probe(url: str, n: int) -> dict:
         "crossed": crossed,
         "answer_without_expected_words": wrong,
         "lost_or_doubled": int(stored != sorted(questions)),
-        "views_disagree": int(not (seen["page"] == seen["export"] == seen["memory"])),
+        "views_disagree": int(not agree(seen)),
         "turns_seen": [{"asked": a, "done_question": g, "answer": ans[:120]} for a, g, ans in pairs],
     }
 

@@ -24,6 +24,14 @@ DISCONNECT_VARIANTS = {  # the answer arrives as one token after the memory node
 }
 
 
+def agree(views: dict[str, Pairs]) -> bool:
+    """The page, the export and the memory show the same exchanges; the memory keeps an answer's first
+    ANSWER_PREVIEW_CHARS characters (graph/nodes/memory.py), so its answers are compared as prefixes."""
+    if views["page"] != views["export"] or len(views["memory"]) != len(views["page"]):
+        return False
+    return all(q == mq and a.startswith(ma) for (q, a), (mq, ma) in zip(views["page"], views["memory"], strict=True))
+
+
 def _views(page: httpx.Response, export: Any, memory: httpx.Response | None) -> dict[str, Pairs]:
     if page.status_code == 404:
         stray = memory is not None and memory.status_code != 404
