@@ -5,6 +5,7 @@ import { useChat } from "@/hooks/use-chat";
 import { useDocuments } from "@/hooks/use-documents";
 import { useHealth } from "@/hooks/use-health";
 import { useThreads } from "@/hooks/use-threads";
+import { titleFrom } from "@/lib/titles";
 import type { Mode } from "@/lib/types";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
@@ -82,7 +83,7 @@ export function ChatApp() {
     const text = draft.trim();
     if (!text || busy) return;
     setDraft("");
-    if (!chat.threadId || chat.messages.length === 0) chat.setTitle(text.length > 80 ? `${text.slice(0, 79)}…` : text);
+    if (!chat.threadId || chat.messages.length === 0) chat.setTitle(titleFrom(text));
     chat.send(text, mode);
   };
 

@@ -1,10 +1,11 @@
 /** `[S1]` citation markers in answers: splitting text around them and linking them to sources. */
+import { CITATION_PATTERN } from "./contract.gen";
 import type { Source } from "./types";
 
 export type CitationPart = { type: "text"; value: string } | { type: "cite"; id: string };
 
 /** `[S1]`, and groups the model sometimes writes: `[S1, S2]`, `[S1][S2]`, `[S1; S3]`. */
-const GROUP_RE = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
+const GROUP_RE = new RegExp(CITATION_PATTERN, "g");
 
 /** Text split into plain runs and citation ids, in order; adjacent text runs are merged. */
 export function splitCitations(text: string): CitationPart[] {

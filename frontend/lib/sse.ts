@@ -2,7 +2,8 @@
  * A small typed client for Ragline's SSE stream. The request is a POST with a JSON body, so
  * EventSource cannot be used: the response body of `fetch` is parsed frame by frame instead.
  */
-import type { ChatEvent, ChatEventMap, ChatRequest } from "./types";
+import { SSE_EVENTS } from "./contract.gen";
+import type { ChatEvent, ChatRequest } from "./types";
 
 export interface SseFrame {
   event: string;
@@ -81,19 +82,11 @@ export class SseParser {
   }
 }
 
-const KNOWN_EVENTS = new Set<keyof ChatEventMap>([
-  "metadata",
-  "status",
-  "token",
-  "replace",
-  "sources",
-  "done",
-  "error",
-]);
+const KNOWN_EVENTS = new Set<string>(SSE_EVENTS);
 
 /** A parsed frame as a typed chat event, or null for unknown events and undecodable data. */
 export function toChatEvent(frame: SseFrame): ChatEvent | null {
-  if (!KNOWN_EVENTS.has(frame.event as keyof ChatEventMap)) return null;
+  if (!KNOWN_EVENTS.has(frame.event)) return null;
   try {
     return { event: frame.event, data: JSON.parse(frame.data) } as ChatEvent;
   } catch {

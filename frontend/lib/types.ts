@@ -1,72 +1,33 @@
-/** Payloads of the Ragline HTTP API and SSE stream, mirroring backend/schemas.py (names kept exactly). */
+/**
+ * Payloads of the Ragline HTTP API and SSE stream: names for the models in the backend's OpenAPI schema.
+ * The shapes come from api.gen.ts (`./scripts/gen-contract` regenerates it from backend/contract); nothing is
+ * declared here by hand, so a backend change that the UI does not follow fails `tsc`.
+ */
+import type { components } from "./api.gen";
 
-export type Mode = "auto" | "rag" | "chat";
+type Schemas = components["schemas"];
 
-export interface ChatRequest {
-  message: string;
-  thread_id?: string | null;
-  mode?: Mode;
-  /** false: this turn neither reads nor writes conversation memory (default true). */
-  use_memory?: boolean;
-}
+/** A body the UI sends: openapi-typescript marks fields with a server default as required; here they may be left out. */
+type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
-export interface Source {
-  id: string;
-  document: string;
-  page: number | null;
-  chunk: number;
-  snippet: string;
-  score: number;
-  /** Heading path of the chunk, when the document has structure. */
-  section?: string | null;
-  /** Neighbouring chunks merged into this passage, when the backend expands hits. */
-  chunks?: number[] | null;
-}
+export type ChatRequest = WithDefaults<Schemas["ChatRequest"], "mode" | "use_memory">;
+export type Mode = Schemas["ChatRequest"]["mode"];
 
-export interface MetadataEvent {
-  thread_id: string;
-  run_id: string;
-}
+/** A passage numbered S1, S2, … by the thread's citation ledger (the API's PublicSource). */
+export type Source = Schemas["PublicSource"];
+export type Triage = Schemas["Triage"];
+export type Validation = Schemas["Validation"];
 
-export interface StatusEvent {
-  node: string;
-  phase: "start" | "progress" | "end";
-  label: string;
-  detail: string | null;
-}
-
-export interface TokenEvent {
-  text: string;
-}
-
-export interface SourcesEvent {
-  sources: Source[];
-}
-
-export interface DoneEvent {
-  thread_id: string;
-  answer: string;
-  intent: string;
-  rewritten_query: string;
-  route_reason?: string;
-  /** Present once the backend runs triage (e.g. FAQ answers); shape is open. */
-  triage?: Record<string, unknown> | null;
-  /** Present once the backend validates answers (groundedness, PII redaction); shape is open. */
-  validation?: Record<string, unknown> | null;
-}
-
-export interface ErrorEvent {
-  code: string;
-  message: string;
-}
+export type MetadataEvent = Schemas["MetadataEvent"];
+export type StatusEvent = Schemas["StatusEvent"];
+export type TokenEvent = Schemas["TokenEvent"];
+/** The final answer differs from the streamed tokens (tone rewrite, output guardrail, removed citations). */
+export type ReplaceEvent = Schemas["ReplaceEvent"];
+export type SourcesEvent = Schemas["SourcesEvent"];
+export type DoneEvent = Schemas["DoneEvent"];
+export type ErrorEvent = Schemas["ErrorEvent"];
 
 /** SSE event name -> data payload. */
-/** The final answer differs from the streamed tokens (tone rewrite, output guardrail, removed citations). */
-export interface ReplaceEvent {
-  text: string;
-  reason: string;
-}
-
 export interface ChatEventMap {
   metadata: MetadataEvent;
   status: StatusEvent;
@@ -77,55 +38,25 @@ export interface ChatEventMap {
   error: ErrorEvent;
 }
 
+/** Compile-time check: ChatEventMap names exactly the events the schema's ChatStreamEvent lists. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _eventsMatch: Same<keyof ChatEventMap, Schemas["ChatStreamEvent"]["event"]> = true;
+void _eventsMatch;
+
 export type ChatEvent = {
   [K in keyof ChatEventMap]: { event: K; data: ChatEventMap[K] };
 }[keyof ChatEventMap];
 
-export interface ThreadSummary {
-  thread_id: string;
-  title: string;
-  updated_at: string;
-}
+export type ThreadSummary = Schemas["ThreadSummary"];
+export type ThreadMessage = Schemas["MessageOut"];
+export type ThreadDetail = Schemas["ThreadDetail"];
 
-export interface ThreadMessage {
-  role: "user" | "assistant";
-  content: string;
-  sources?: Source[] | null;
-}
+export type DocumentRow = Schemas["DocumentOut"];
+export type DocumentStatus = DocumentRow["status"];
+export type DocumentText = Schemas["DocumentText"];
 
-export interface ThreadDetail {
-  thread_id: string;
-  title: string;
-  messages: ThreadMessage[];
-}
+export type UploadAccepted = Schemas["UploadAccepted"];
+export type UploadRejected = Schemas["UploadRejected"];
 
-export type DocumentStatus = "queued" | "processing" | "ready" | "failed";
-
-export interface DocumentRow {
-  id: string;
-  name: string;
-  type: string;
-  pages: number | null;
-  chunks: number | null;
-  size: number | null;
-  ingested_at: string | null;
-  status: DocumentStatus;
-  progress?: number | null;
-  error?: string | null;
-}
-
-export interface UploadAccepted {
-  documents: { id: string; name: string; status: DocumentStatus }[];
-  /** Files of a multi-file upload that were refused while others were accepted. */
-  rejected?: { name: string; status: number; detail: string }[];
-}
-
-export interface Health {
-  status: string;
-  backend: string;
-  model: string;
-  embedding_model: string;
-  reranker: string;
-  documents: number;
-  chunks: number;
-}
+export type Health = Schemas["Health"];
+export type ErrorBody = Schemas["ErrorBody"];

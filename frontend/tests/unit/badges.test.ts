@@ -1,18 +1,29 @@
 import { describe, expect, it } from "vitest";
 import { badgesFromDone } from "@/lib/badges";
+import type { DoneEvent } from "@/lib/types";
 
-const done = { thread_id: "t", answer: "a", intent: "rag", rewritten_query: "q", route_reason: "asks about documents" };
+const done: DoneEvent = {
+  thread_id: "t",
+  question: "q?",
+  answer: "a",
+  intent: "rag",
+  rewritten_query: "q",
+  route_reason: "asks about documents",
+  triage: null,
+  validation: null,
+};
+const check = { reason: "", scores: {} };
 
 describe("badgesFromDone", () => {
   it("shows the route, and triage and validation when present", () => {
     expect(badgesFromDone(done).map((b) => b.label)).toEqual(["from documents"]);
     const labels = badgesFromDone({
       ...done,
-      triage: { route: "faq", skip_llm: true, triage_log: [] },
+      triage: { route: "faq", skip_llm: true, early_response: "From the FAQ.", triage_log: [] },
       validation: {
-        sources: { grounded: true, confidence: 0.923 },
-        input: { action: "redact", categories: ["pii:email"] },
-        output_guardrail: { safe: false, issues: ["unknown_url:x.example"] },
+        sources: { grounded: true, confidence: 0.923, issues: [], unsupported_sentences: [] },
+        input: { action: "redact", categories: ["pii:email"], ...check },
+        output_guardrail: { safe: false, issues: ["unknown_url:x.example"], original_text: "a" },
       },
     }).map((b) => b.label);
     expect(labels).toEqual(["from documents", "answered from FAQ", "grounded 0.92", "PII redacted", "answer adjusted"]);
@@ -21,8 +32,11 @@ describe("badgesFromDone", () => {
   it("shows nothing for an empty triage route or a clean validation", () => {
     const labels = badgesFromDone({
       ...done,
-      triage: { route: "", skip_llm: false },
-      validation: { input: { action: "pass", categories: [] }, output_guardrail: { safe: true, issues: [] } },
+      triage: { route: "", skip_llm: false, early_response: "", triage_log: [] },
+      validation: {
+        input: { action: "pass", categories: [], ...check },
+        output_guardrail: { safe: true, issues: [], original_text: "a" },
+      },
     }).map((b) => b.label);
     expect(labels).toEqual(["from documents"]);
   });

@@ -14,9 +14,17 @@ describe("applyStatus", () => {
 
   it("relabels the open step of a node on progress and keeps the new label when it ends", () => {
     let steps = applyStatus([], { node: "retriever", phase: "start", label: "Searching documents…", detail: null }, 1);
-    steps = applyStatus(steps, { node: "retriever", phase: "progress", label: "Searching Policy.pdf…", detail: null }, 2);
+    steps = applyStatus(
+      steps,
+      { node: "retriever", phase: "progress", label: "Searching Policy.pdf…", detail: null },
+      2,
+    );
     expect(steps).toEqual([{ node: "retriever", label: "Searching Policy.pdf…", detail: null, startedAt: 1 }]);
-    steps = applyStatus(steps, { node: "retriever", phase: "end", label: "Searching documents", detail: "2 passages" }, 3);
+    steps = applyStatus(
+      steps,
+      { node: "retriever", phase: "end", label: "Searching documents", detail: "2 passages" },
+      3,
+    );
     expect(steps).toEqual([
       { node: "retriever", label: "Searching Policy.pdf…", detail: "2 passages", startedAt: 1, endedAt: 3 },
     ]);
@@ -57,7 +65,16 @@ describe("applyChatEvent", () => {
     expect(m.content).toBe("My email is a@b.c [S1]");
     const sources = [{ id: "S1", document: "d.md", page: null, chunk: 0, snippet: "s", score: 0.5 }];
     m = applyChatEvent(m, { event: "sources", data: { sources } }, 4);
-    const done = { thread_id: "t", answer: "My email is [redacted] [S1]", intent: "rag", rewritten_query: "q" };
+    const done = {
+      thread_id: "t",
+      question: "My email?",
+      answer: "My email is [redacted] [S1]",
+      intent: "rag",
+      rewritten_query: "q",
+      route_reason: "",
+      triage: null,
+      validation: null,
+    };
     m = applyChatEvent(m, { event: "done", data: done }, 5);
     expect(m).toMatchObject({ state: "done", content: "My email is [redacted] [S1]", sources, done, endedAt: 5 });
     expect(m.steps?.[0].endedAt).toBe(5);
