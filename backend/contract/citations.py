@@ -7,7 +7,8 @@ with `marker`; the UI splits answers with the same pattern (generated into front
 import re
 from collections.abc import Callable
 
-CITATION_PATTERN = r"\[(S\d+(?:\s*[,;]\s*S\d+)*)\]"
+# [0-9], not \d: Python's \d also matches other scripts' digits, JavaScript's does not (the UI compiles this too)
+CITATION_PATTERN = r"\[(S[0-9]+(?:\s*[,;]\s*S[0-9]+)*)\]"
 CITATION_RE = re.compile(CITATION_PATTERN)
 _ID_SPLIT = re.compile(r"\s*[,;]\s*")
 
