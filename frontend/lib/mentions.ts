@@ -1,14 +1,12 @@
 /**
- * @mentions as the backend reads them (backend/graph/nodes/router.py MENTION_RE and
- * backend/rag/mentions.py): `@name` or `@"name with spaces"`, matched case-insensitively
+ * @mentions as the backend reads them (backend/contract/text.py MENTION_PATTERN, generated into
+ * contract.gen.ts, and backend/rag/mentions.py): `@name` or `@"name with spaces"`, matched case-insensitively
  * against document names with the extension optional, then by containment and close spelling.
  */
+import { MENTION_PATTERN } from "./contract.gen";
 
-const WORD = String.raw`[\p{L}\p{N}_]`;
-const MENTION_RE = new RegExp(
-  String.raw`(?<![\p{L}\p{N}_@])@(?:"([^"]+)"|(${WORD}[\p{L}\p{N}_.\-]*${WORD}|${WORD}))`,
-  "gu",
-);
+/** Group 1 is a quoted name, group 2 a bare one; "u" so that it reads code points, as Python does. */
+const MENTION_RE = new RegExp(MENTION_PATTERN, "gu");
 
 export interface Mention {
   /** The name as written, without `@` and quotes. */
@@ -114,7 +112,8 @@ export function classifyMentions(
 /** The mention being typed at the caret (`@emp|` or `@"my do|`), for autocomplete: its query and start. */
 export function activeMention(text: string, caret: number): { query: string; start: number } | null {
   const before = text.slice(0, caret);
-  const m = /(?:^|[^\p{L}\p{N}_@])@(?:"([^"]*)|([^\s"@]*))$/u.exec(before);
+  // A mention starts where MENTION_PATTERN lets one start: not after [A-Za-z0-9_@] (e-mail addresses, @@).
+  const m = /(?:^|[^A-Za-z0-9_@])@(?:"([^"]*)|([^\s"@]*))$/u.exec(before);
   if (!m) return null;
   return { query: m[1] ?? m[2], start: m.index + m[0].indexOf("@") };
 }
