@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> None:
     i.add_argument("--if-empty", action="store_true", help="only when the knowledge base is empty")
     sub.add_parser("serve", help="run the API server")
     c = sub.add_parser("contract", help="write openapi.json and contract.gen.ts for the UI")
-    c.add_argument("--out", type=Path, default=Path("frontend/lib"), help="output folder (default frontend/lib)")
+    ui_lib = Path(__file__).resolve().parents[1] / "frontend" / "lib"  # the checkout's, from any working directory
+    c.add_argument("--out", type=Path, default=ui_lib, help="output folder (default frontend/lib)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.command == "contract":
