@@ -102,6 +102,11 @@ class Settings(BaseSettings):
         1.0,
         description="Router probe: a question farther than this from every chunk is chat; between, the model decides.",
     )
+    rewrite_with_model: bool = Field(
+        False,
+        description="Ask the model to rewrite a follow-up that refers back into a standalone search query; off: the "
+        "question plus the conversation's main names (no model call before the answer starts).",
+    )
     multi_query: int = Field(
         0, ge=0, le=4, description="Extra phrasings of the query written by the model and searched too (0: off)."
     )

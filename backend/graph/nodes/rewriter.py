@@ -56,7 +56,12 @@ def context_decision(state: ChatState) -> ContextDecision:
 
 
 async def standalone_query(state: ChatState, runtime: Runtime[GraphDeps]) -> str:
-    """The question as a search query that needs no conversation (one model call for a reference)."""
+    """The question as a search query that needs no conversation.
+
+    A follow-up that refers back gets the conversation's main names added; the model rewrites it only when
+    RAG_REWRITE_WITH_MODEL is on, since that call sits before the answer's first token (on the 0.5B model it was
+    most of a follow-up's wait, `./scripts/bench speed`).
+    """
     question = strip_mentions(state["question"])
     turns = runtime.context.settings.history_turns
     followup = state.get("followup") or {}
@@ -64,8 +69,10 @@ async def standalone_query(state: ChatState, runtime: Runtime[GraphDeps]) -> str
         return question
     if followup.get("kind") == "clarification":
         return state.get("last_query") or question
-    prompt = [*prefix(state, runtime.context.settings), HumanMessage(content=REWRITE.format(question=question))]
-    reply = await (await chat_model(runtime, NODE)).ainvoke(prompt)
     last = recent_exchanges(state, 1)
     previous = entities(" ".join([state.get("last_query", ""), *(m.text for m in last)]))
+    if not runtime.context.settings.rewrite_with_model:
+        return with_entity(question, previous)
+    prompt = [*prefix(state, runtime.context.settings), HumanMessage(content=REWRITE.format(question=question))]
+    reply = await (await chat_model(runtime, NODE)).ainvoke(prompt)
     return with_entity(clean_rewrite(reply.text, question), previous)

@@ -40,9 +40,17 @@ async def test_rewrite_when_first_turn_then_no_llm_call_mentions_stripped_and_fr
     assert model.calls == []
 
 
-async def test_rewrite_when_reference_followup_then_one_call_with_stable_prefix_and_both():
+async def test_rewrite_when_reference_followup_by_default_then_no_llm_call_and_entity_added():
     model = ScriptedChatModel()
     out = await rewrite(followup_state("how much does it cost?"), runtime(model))
+    assert model.calls == []
+    assert out["rewritten_query"] == "how much does it cost? (Zephyr-9)"
+    assert out["context_decision"]["decision"] == "both"
+
+
+async def test_rewrite_when_reference_followup_and_model_rewrites_then_one_call_with_stable_prefix_and_both():
+    model = ScriptedChatModel()
+    out = await rewrite(followup_state("how much does it cost?"), runtime(model, rewrite_with_model=True))
     assert len(model.calls) == 1
     sent = model.calls[0]
     assert isinstance(sent[0], SystemMessage)
@@ -53,10 +61,11 @@ async def test_rewrite_when_reference_followup_then_one_call_with_stable_prefix_
 
 async def test_rewrite_keeps_model_answer_and_adds_lost_entity():
     good = await rewrite(
-        followup_state("how much does it cost?"), runtime(replying("How much does a Zephyr-9 service cost?"))
+        followup_state("how much does it cost?"),
+        runtime(replying("How much does a Zephyr-9 service cost?"), rewrite_with_model=True),
     )
     assert good["rewritten_query"] == "How much does a Zephyr-9 service cost?"
-    vague = await rewrite(followup_state("how much does it cost?"), runtime(replying("How much does it cost?")))
+    vague = await rewrite(followup_state("how much does it cost?"), runtime(replying("How much does it cost?"), rewrite_with_model=True))
     assert vague["rewritten_query"] == "How much does it cost? (Zephyr-9)"
 
 
