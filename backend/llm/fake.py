@@ -13,6 +13,9 @@ from pydantic import Field
 
 CONVERSATIONAL_REPLY = "Hello! I am Ragline. Ask me about your documents, or aim a question at one with @name."
 NOT_FOUND_REPLY = "That is not in the documents."
+# A question containing this makes the fake add a claim no passage supports (for UI and end-to-end tests).
+INVENT_TRIGGER = "(fake: invent a fact)"
+INVENTED_CLAIM = "The unit also holds 42 litres of R-410A refrigerant [S1]."
 _ENTRY_RE = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
 _WORD_RE = re.compile(r"[a-z0-9]+")
 
@@ -56,6 +59,8 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
         question = last.rsplit("Question:", 1)[-1]
         entries = [e for body in bodies for e in _ENTRY_RE.findall(body)]
         quotes = [f"{best_sentence(text, question).rstrip('.')} [{sid}]." for sid, text in entries]
+        if quotes and INVENT_TRIGGER in question:
+            quotes.append(INVENTED_CLAIM)
         return "According to the documents: " + " ".join(quotes) if quotes else NOT_FOUND_REPLY
     if "No document in the knowledge base matched" in last:
         return NOT_FOUND_REPLY

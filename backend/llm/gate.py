@@ -12,11 +12,17 @@ Ahead = Callable[[int], None]  # told how many requests are ahead, whenever that
 
 
 class ModelGate:
-    """`size` slots (0: unlimited); FIFO waiters; background holders cancelled when a turn has to wait."""
+    """`size` slots (0: unlimited); FIFO waiters; background holders cancelled when a turn has to wait.
+
+    A turn that names its thread gets the slot its thread last used when that slot is free: the slot still holds
+    the thread's KV cache, so the follow-up's prompt is evaluated only past the previous turn. Otherwise the free
+    slot released longest ago is taken (its conversation is the least likely to come back next).
+    """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._free: list[int] = list(range(size))
+        self._free: list[int] = list(range(size))  # oldest release first
+        self._holder: dict[int, str] = {}  # slot -> the thread whose KV cache it holds
         self._waiters: deque[tuple[asyncio.Future, asyncio.Event]] = deque()  # (slot to come, place changed)
         self._background: dict[int, asyncio.Task] = {}  # slot -> task holding it in the background
 
@@ -30,7 +36,7 @@ class ModelGate:
         """Turns waiting for a slot right now."""
         return len(self._waiters)
 
-    async def acquire(self, ahead: Ahead | None = None) -> int:
+    async def acquire(self, ahead: Ahead | None = None, thread: str | None = None) -> int:
         """A slot for a turn; waits behind earlier turns (cancelling waits leaves the queue at once).
 
         `ahead` is called from the waiting task itself whenever its place changes (a stream writer must be
@@ -39,7 +45,10 @@ class ModelGate:
         if self.size <= 0:
             return -1
         if self._free and not self._waiters:
-            return self._free.pop(0)
+            own = next((slot for slot in self._free if thread is not None and self._holder.get(slot) == thread), None)
+            slot = own if own is not None else self._free[0]
+            self._free.remove(slot)
+            return slot
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         moved = asyncio.Event()
         self._waiters.append((future, moved))
@@ -63,11 +72,15 @@ class ModelGate:
             self._leave(future)
             raise
 
-    def release(self, slot: int) -> None:
-        """Give a slot back: to the first waiter, else to the free list."""
+    def release(self, slot: int, thread: str | None = None) -> None:
+        """Give a slot back (holding `thread`'s cache, or some other work's): to the first waiter, else free."""
         if slot < 0:
             return
         self._background.pop(slot, None)
+        if thread is None:
+            self._holder.pop(slot, None)
+        else:
+            self._holder[slot] = thread
         while self._waiters:
             future, _ = self._waiters.popleft()
             if not future.done():

@@ -30,7 +30,7 @@ class ModelLease:
         async with self._lock:
             if self.slot is None:
                 self.waited = self.gate.waiting > 0 or self.gate.size > 0 and not self.gate.free
-                self.slot = await self.gate.acquire(ahead)
+                self.slot = await self.gate.acquire(ahead, self.thread_id)
                 if self.kv is not None and self.slot >= 0:
                     self.restored_tokens = await self.kv.restore(self.slot, self.thread_id)
             return self.slot
@@ -51,4 +51,4 @@ class ModelLease:
             if keep and self.kv is not None and slot >= 0:
                 await asyncio.shield(self.kv.save(slot, self.thread_id))
         finally:
-            self.gate.release(slot)
+            self.gate.release(slot, self.thread_id if keep else None)

@@ -78,3 +78,20 @@ async def test_background_work_runs_only_when_nobody_waits_and_is_preempted_by_a
     assert stopped.is_set() and background.cancelled()  # …because the summary was stopped
     async with gate.background() as slot:
         assert slot is None  # the turn holds the only slot: no background work now
+
+
+async def test_a_thread_gets_back_the_slot_holding_its_cache_when_it_is_free():
+    gate = ModelGate(2)
+    a = await gate.acquire(thread="A")
+    b = await gate.acquire(thread="B")
+    gate.release(a, "A")
+    gate.release(b, "B")
+    # B released last, so without affinity A would get the slot released longest ago, which is A's; try both ways.
+    assert await gate.acquire(thread="B") == b
+    assert await gate.acquire(thread="A") == a
+    gate.release(a, "A")
+    gate.release(b, "B")
+    # A newcomer takes the slot released longest ago; a thread whose slot was taken gets the other one.
+    newcomer = await gate.acquire(thread="C")
+    assert newcomer == a
+    assert await gate.acquire(thread="A") == b

@@ -2,7 +2,7 @@ import time
 
 from langchain_core.messages import HumanMessage
 
-from backend.llm.fake import CONVERSATIONAL_REPLY, ScriptedChatModel, best_sentence
+from backend.llm.fake import CONVERSATIONAL_REPLY, INVENT_TRIGGER, INVENTED_CLAIM, ScriptedChatModel, best_sentence
 
 
 def kb(question: str) -> HumanMessage:
@@ -14,6 +14,14 @@ async def test_fake_quotes_best_sentence_of_each_source_with_marker():
     model = ScriptedChatModel()
     reply = await model.ainvoke([kb("Why do dogs bark?")])
     assert reply.text == "According to the documents: Dogs bark loudly [S1]. The Zephyr-9 costs 240 euros [S2]."
+
+
+async def test_fake_adds_an_invented_claim_only_when_the_question_asks_for_it():
+    model = ScriptedChatModel()
+    plain = await model.ainvoke([kb("Why do dogs bark?")])
+    invented = await model.ainvoke([kb(f"Why do dogs bark? {INVENT_TRIGGER}")])
+    assert INVENTED_CLAIM not in plain.text
+    assert invented.text.endswith(INVENTED_CLAIM)
 
 
 async def test_fake_streams_word_by_word_at_configured_rate():
