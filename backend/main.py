@@ -34,7 +34,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Open everything the server needs, hand it to the routes, close it on shutdown."""
     settings: Settings = app.state.settings
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    async with open_models(settings, LAYOUT) as models, SqliteDatabase.open(settings.checkpoint_path) as db:
+    async with open_models(settings, f"{LAYOUT}-{settings.prompt_style}") as models, SqliteDatabase.open(settings.checkpoint_path) as db:
         conversations = ConversationStore(db)
         await conversations.setup()
         checkpointer = await db.call(lambda: SqliteCheckpointer(db, record_turn, delete_thread_rows))

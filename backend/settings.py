@@ -102,6 +102,11 @@ class Settings(BaseSettings):
         1.0,
         description="Router probe: a question farther than this from every chunk is chat; between, the model decides.",
     )
+    prompt_style: Literal["plain", "example", "quote"] = Field(
+        "plain",
+        description="System prompt for answers: plain rules, rules plus a cited and a not-in-the-documents "
+        "example, or quote the supporting sentence before answering (./scripts/bench answers --prompt-style).",
+    )
     rewrite_with_model: bool = Field(
         False,
         description="Ask the model to rewrite a follow-up that refers back into a standalone search query; off: the "

@@ -193,11 +193,16 @@ async def ask(client: httpx.AsyncClient, clock: SendClock, item: Item) -> Record
     return record
 
 
-async def run_model(model: str, sets: dict[str, tuple[Path, list[Item]]], work: Path) -> list[Record]:
+async def run_model(model: str, sets: dict[str, tuple[Path, list[Item]]], work: Path, style: str) -> list[Record]:
     records = []
     for name, (docs, items) in sets.items():
         settings = Settings(
-            llm_backend="embedded", embedded_model=model, data_dir=work / model / name, temperature=0.0, faq_path=None
+            llm_backend="embedded",
+            embedded_model=model,
+            data_dir=work / model / style / name,
+            temperature=0.0,
+            faq_path=None,
+            prompt_style=style,
         )
         app = create_app(settings)
         clock = SendClock(app)
@@ -208,7 +213,7 @@ async def run_model(model: str, sets: dict[str, tuple[Path, list[Item]]], work: 
                 records.append(await ask(client, clock, item))
                 r = records[-1]
                 verdict = "ERROR " + r.error if r.error else ("ok" if score(r, r.final)["correct"] else "-")
-                report.progress(f"{model} {name} {k}/{len(items)} {item.id}: {verdict} {r.final[:70]!r}")
+                report.progress(f"{model} {style} {name} {k}/{len(items)} {item.id}: {verdict} {r.final[:70]!r}")
     return records
 
 
@@ -245,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--squad-n", type=int, default=20, help="answerable and as many unanswerable SQuAD questions")
     parser.add_argument("--limit", type=int, default=0, help="at most this many questions per set (0: all)")
     parser.add_argument("--dump", type=Path, help="write every turn as JSON lines here (for offline calibration)")
+    parser.add_argument(
+        "--prompt-style",
+        action="append",
+        choices=["plain", "example", "quote"],
+        help="system prompt variants side by side (repeatable; default: the setting's default, plain)",
+    )
     report.add_output_args(parser, "answers")
     args = parser.parse_args(argv)
     models = args.model or ["qwen2.5-coder-1.5b"]
@@ -258,14 +269,17 @@ def main(argv: list[str] | None = None) -> int:
             items = [i for i in items if args.split in ("all", i.split)]
             sets[name] = (docs, items[: args.limit] if args.limit else items)
         rows = []
+        styles = args.prompt_style or [Settings.model_fields["prompt_style"].default]
         for model in models:
-            records = asyncio.run(run_model(model, sets, work))
-            records_all += [(model, r) for r in records]
-            results[model] = {
-                f"{s}/{split}": aggregate([r for r in records if r.item.set == s and r.item.split == split])
-                for s in sets for split in ("tune", "report")
-            }  # fmt: skip
-            rows += table_rows(model, records)
+            for style in styles:
+                label = model if styles == ["plain"] else f"{model} {style}"
+                records = asyncio.run(run_model(model, sets, work, style))
+                records_all += [(label, r) for r in records]
+                results[label] = {
+                    f"{s}/{split}": aggregate([r for r in records if r.item.set == s and r.item.split == split])
+                    for s in sets for split in ("tune", "report")
+                }  # fmt: skip
+                rows += table_rows(label, records)
     if args.dump:
         args.dump.parent.mkdir(parents=True, exist_ok=True)
         with args.dump.open("w") as f:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from backend.graph.prompts import CONVERSATION_SUMMARY, EARLIER_QUESTIONS, SYSTEM_PROMPT
+from backend.graph.prompts import CONVERSATION_SUMMARY, EARLIER_QUESTIONS, system_prompt
 from backend.graph.state import ChatState, TranscriptEntry
 from backend.rag.chunking import estimate_tokens
 from backend.settings import Settings
@@ -67,7 +67,7 @@ def earlier_note(state: ChatState, start: int) -> str:
 def prefix(state: ChatState, settings: Settings) -> list[BaseMessage]:
     """System prompt and the window's turns as sent: byte-identical for every model call of the turn."""
     win = window(state, settings)
-    system = SYSTEM_PROMPT + (CONVERSATION_SUMMARY.format(summary=win.note) if win.note else "")
+    system = system_prompt(settings.prompt_style) + (CONVERSATION_SUMMARY.format(summary=win.note) if win.note else "")
     messages: list[BaseMessage] = [SystemMessage(content=system)]
     for entry in win.entries:
         messages += [HumanMessage(content=entry["prompt"]), AIMessage(content=entry["answer"])]

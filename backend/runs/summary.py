@@ -8,7 +8,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph.state import CompiledStateGraph
 
 from backend.graph.deps import GraphDeps
-from backend.graph.prompts import SUMMARIZE, SYSTEM_PROMPT
+from backend.graph.prompts import SUMMARIZE, system_prompt
 from backend.llm.factory import Models
 from backend.llm.gate import ModelGate
 
@@ -36,7 +36,7 @@ async def update_summary(
     if upto <= done:
         return False
     prompt = SUMMARIZE.format(summary=state.get("summary") or "(empty)", exchanges=exchanges_text(index[done:upto]))
-    messages = [SystemMessage(content=SYSTEM_PROMPT), HumanMessage(content=prompt)]
+    messages = [SystemMessage(content=system_prompt(deps.settings.prompt_style)), HumanMessage(content=prompt)]
     async with (gate or ModelGate(0)).background() as slot:
         if slot is None:  # someone is using or waiting for the model: the next turn of the thread retries
             return False

@@ -67,3 +67,14 @@ def test_prefix_is_the_same_for_every_call_of_a_turn():
     cfg = settings(history_turns=6)
     first: list[BaseMessage] = prefix(state, cfg)
     assert [m.text for m in prefix(state, cfg)] == [m.text for m in first]
+
+
+def test_the_prompt_style_chooses_the_system_prompt_and_each_style_still_only_grows():
+    from backend.graph.prompts import SYSTEM_PROMPTS
+
+    texts = {style: prefix({"transcript": []}, settings(prompt_style=style))[0].text for style in SYSTEM_PROMPTS}
+    assert texts == SYSTEM_PROMPTS and len(set(texts.values())) == 3
+    for style in SYSTEM_PROMPTS:
+        prompts = run_turns(4, settings(prompt_style=style))
+        assert prompts[0][0] == SYSTEM_PROMPTS[style]
+        assert all(is_prefix(a, b) for a, b in zip(prompts, prompts[1:], strict=False))
