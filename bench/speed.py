@@ -76,6 +76,7 @@ def run_model(model: str, root: Path) -> dict:
         for thread, message in SWITCH:
             turn(base, log, f"first turn on {thread}", thread, message)
         turn(base, log, "follow-up after switching back", *A_AFTER_SWITCH)
+    kv_files = sorted(p.stat().st_size for p in (root / model / "data" / "kv").glob("*.bin"))
     with serve_in_process(env, timeout=600) as (base, proc):
         log = LlamaLog(proc.log_path)
         turn(base, log, "follow-up after a restart", *A_AFTER_RESTART)
@@ -93,6 +94,8 @@ def run_model(model: str, root: Path) -> dict:
     return {
         "model": model,
         "turns": rows,
+        "kv_cache_files": {"threads": len(kv_files), "largest_mb": max(kv_files, default=0) / 1e6,
+                           "total_mb": sum(kv_files) / 1e6},  # fmt: skip
         "concurrent": {
             "users": len(concurrent),
             "queue_wait_p50_s": median(r["queue_wait_s"] for r in concurrent if r["queue_wait_s"] is not None),
@@ -113,6 +116,15 @@ def render(results: list[dict], markdown: bool) -> str:
         ]  # fmt: skip
         headers = ["turn", "TTFT", "÷ first", "prompt tok", "evaluated", "llama prompt", "generator starts"]
         out.append(report.table(f"{r['model']}: one conversation", headers, rows, markdown))
+        kv = r["kv_cache_files"]
+        out.append(
+            report.table(
+                f"{r['model']}: saved KV caches before the restart",
+                ["threads", "largest file", "total"],
+                [[kv["threads"], report.num(kv["largest_mb"], " MB"), report.num(kv["total_mb"], " MB")]],
+                markdown,
+            )
+        )
         c = r["concurrent"]
         out.append(
             report.table(
