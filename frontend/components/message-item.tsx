@@ -4,8 +4,10 @@ import { useEffect, useState } from "react";
 import type { ChatMessage } from "@/hooks/use-chat";
 import { badgesFromDone } from "@/lib/badges";
 import { sourceAnchor } from "@/lib/citations";
+import { claimFor } from "@/lib/evidence";
 import { AnswerBadges } from "./answer-badges";
 import { CopyButton } from "./copy-button";
+import { DocumentViewer, type ViewerTarget } from "./document-viewer";
 import { MarkdownAnswer } from "./markdown-answer";
 import { SourcesPanel } from "./sources-panel";
 import { StatusTimeline } from "./status-timeline";
@@ -27,6 +29,7 @@ function errorTitle(code: string | undefined): string {
 export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetry: (key: string) => void }) {
   const [sourcesOpen, setSourcesOpen] = useState(false);
   const [highlighted, setHighlighted] = useState<string | null>(null);
+  const [viewing, setViewing] = useState<ViewerTarget | null>(null);
   const streaming = message.state === "streaming";
 
   useEffect(() => {
@@ -45,10 +48,15 @@ export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetr
   }
 
   const sources = message.sources ?? [];
+  const info = message.done ?? message.stored;
+  const unsupported = streaming ? undefined : info?.validation?.sources?.unsupported;
+  /** A citation opens its document at the passage; the sources panel opens on its card too. */
   const onCite = (id: string) => {
-    if (!sources.some((s) => s.id === id)) return;
+    const source = sources.find((s) => s.id === id);
+    if (!source) return;
     setSourcesOpen(true);
     setHighlighted(id);
+    setViewing({ source, claim: claimFor(message.content, id) });
   };
 
   return (
@@ -68,7 +76,7 @@ export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetr
       )}
       {(message.content || streaming) && (
         <div className="answer" data-streaming={streaming || undefined}>
-          <MarkdownAnswer text={message.content} sources={sources} onCite={onCite} />
+          <MarkdownAnswer text={message.content} sources={sources} onCite={onCite} unsupported={unsupported} />
           {streaming && <span className="caret" aria-hidden />}
         </div>
       )}
@@ -104,12 +112,19 @@ export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetr
               {sourcesOpen ? "Hide sources" : `Sources (${sources.length})`}
             </button>
           )}
-          <AnswerBadges badges={badgesFromDone(message.done)} />
+          <AnswerBadges badges={badgesFromDone(info)} />
         </div>
       )}
       {sourcesOpen && sources.length > 0 && (
-        <SourcesPanel messageKey={message.key} answer={message.content} sources={sources} highlighted={highlighted} />
+        <SourcesPanel
+          messageKey={message.key}
+          answer={message.content}
+          sources={sources}
+          highlighted={highlighted}
+          onShow={onCite}
+        />
       )}
+      {viewing && <DocumentViewer target={viewing} onClose={() => setViewing(null)} />}
     </article>
   );
 }

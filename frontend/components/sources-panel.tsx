@@ -8,11 +8,14 @@ export function SourcesPanel({
   answer,
   sources,
   highlighted,
+  onShow,
 }: {
   messageKey: string;
   answer: string;
   sources: Source[];
   highlighted: string | null;
+  /** Open the document at this source's passage. */
+  onShow?: (id: string) => void;
 }) {
   return (
     <section className="sources" aria-label="Sources">
@@ -39,6 +42,11 @@ export function SourcesPanel({
               {!cited && <span className="source-uncited">not cited</span>}
             </div>
             <p className="source-snippet">{source.snippet}</p>
+            {onShow && source.doc_id && (
+              <button type="button" className="tool-button source-show" onClick={() => onShow(source.id)}>
+                Show in document
+              </button>
+            )}
           </li>
         ))}
       </ol>

@@ -153,6 +153,7 @@ export function useChat(options: {
           role: m.role,
           content: m.content,
           sources: m.sources ?? undefined,
+          stored: { intent: m.intent, triage: m.triage, validation: m.validation },
           state: "history",
         })),
       );

@@ -1,6 +1,6 @@
 /** Typed calls to the Ragline REST API, through the same-origin /api proxy. */
 import { ApiError, errorDetail } from "./sse";
-import type { DocumentRow, Health, ThreadDetail, ThreadSummary, UploadAccepted } from "./types";
+import type { DocumentRow, DocumentText, Health, ThreadDetail, ThreadSummary, UploadAccepted } from "./types";
 
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(path, { cache: "no-store", ...init });
@@ -22,6 +22,7 @@ export const api = {
   deleteThread: (id: string) => call<void>(`/api/threads/${encodeURIComponent(id)}`, { method: "DELETE" }),
   documents: () => call<DocumentRow[]>("/api/documents"),
   document: (id: string) => call<DocumentRow>(`/api/documents/${encodeURIComponent(id)}`),
+  documentText: (id: string) => call<DocumentText>(`/api/documents/${encodeURIComponent(id)}/text`),
   deleteDocument: (id: string) => call<void>(`/api/documents/${encodeURIComponent(id)}`, { method: "DELETE" }),
 };
 

@@ -1,5 +1,5 @@
 /** Small badges from a `done` event's triage and validation information, when the backend sends it. */
-import type { DoneEvent, Triage, Validation } from "./types";
+import type { Triage, Validation } from "./types";
 
 export interface Badge {
   label: string;
@@ -27,6 +27,14 @@ function triageBadges(triage: Triage): Badge[] {
 function validationBadges(validation: Validation): Badge[] {
   const out: Badge[] = [];
   const sources = validation.sources;
+  const unsupported = sources?.unsupported?.length ?? 0;
+  if (unsupported > 0) {
+    out.push({
+      label: unsupported === 1 ? "1 claim not in the sources" : `${unsupported} claims not in the sources`,
+      tone: "warn",
+      title: "Underlined sentences state facts that no cited passage supports",
+    });
+  }
   if (sources && Number.isFinite(sources.confidence)) {
     out.push({
       label: `grounded ${sources.confidence.toFixed(2)}`,
@@ -46,8 +54,16 @@ function validationBadges(validation: Validation): Badge[] {
   return out;
 }
 
+/** What badges are made from: a `done` event, or what a stored turn kept of it. */
+export interface AnswerInfo {
+  intent?: string | null;
+  route_reason?: string | null;
+  triage?: Triage | null;
+  validation?: Validation | null;
+}
+
 /** Badges for an answer: its route (documents or chat) plus whatever triage and validation report. */
-export function badgesFromDone(done: DoneEvent | null | undefined): Badge[] {
+export function badgesFromDone(done: AnswerInfo | null | undefined): Badge[] {
   if (!done) return [];
   const out: Badge[] = [];
   if (done.intent) {

@@ -1,5 +1,5 @@
 /** One answer's life as plain data: SSE events folded into a message, with no React in sight. */
-import type { ChatEvent, DoneEvent, Mode, Source, StatusEvent } from "./types";
+import type { ChatEvent, DoneEvent, Mode, Source, StatusEvent, Triage, Validation } from "./types";
 
 export interface StatusStep {
   node: string;
@@ -23,6 +23,8 @@ export interface ChatMessage {
   startedAt?: number;
   endedAt?: number;
   done?: DoneEvent;
+  /** What a reloaded answer kept of its `done` event: its route, triage and validation (unsupported claims). */
+  stored?: { intent?: string | null; triage?: Triage | null; validation?: Validation | null };
   error?: { message: string; code?: string };
   /** What was sent, so a failed turn can be retried as it was. */
   request?: { message: string; mode: Mode };

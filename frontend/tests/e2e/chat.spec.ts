@@ -26,7 +26,7 @@ test("a question shows status steps, then streamed text, then sources", async ({
   await expect(answer.badges.filter({ hasText: "from documents" })).toBeVisible();
   await expect(chat.sendButton).toBeVisible();
 
-  // Citations are clickable: the sources panel opens on the cited card.
+  // Citations are clickable: the sources panel opens on the cited card...
   await expect(answer.citations.first()).toBeVisible();
   await expect(answer.sourcesButton).toHaveText(/Sources \(\d+\)/);
   await answer.citation("S1").click();
@@ -36,6 +36,10 @@ test("a question shows status steps, then streamed text, then sources", async ({
   await expect(card.locator(".source-doc")).toHaveText(/zephyr-9/);
   await expect(card).toContainText(/score \d\.\d\d/);
   await expect(card.locator(".source-snippet")).not.toBeEmpty();
+  // ...and the document opens at the passage (tests/e2e/evidence.spec.ts); Escape closes it.
+  await expect(chat.viewer).toContainText(/zephyr-9/);
+  await chat.page.keyboard.press("Escape");
+  await expect(chat.viewer).toBeHidden();
 
   // Hovering a marker previews its snippet.
   await answer.citation("S1").hover();

@@ -16,6 +16,10 @@ export class ChatPage {
   readonly heading: Locator;
   readonly menuButton: Locator;
   readonly banner: Locator;
+  /** "Show me where": the document opened at a cited passage. */
+  readonly viewer: Locator;
+  readonly viewerSupport: Locator;
+  readonly viewerPassage: Locator;
 
   constructor(readonly page: Page) {
     this.composer = page.getByRole("combobox", { name: "Message" });
@@ -30,6 +34,9 @@ export class ChatPage {
     this.heading = page.locator(".thread-heading");
     this.menuButton = page.getByRole("button", { name: "Conversations" });
     this.banner = page.locator(".banner");
+    this.viewer = page.locator(".doc-viewer");
+    this.viewerSupport = this.viewer.locator("mark.support");
+    this.viewerPassage = this.viewer.locator("mark.passage");
   }
 
   async goto(threadId?: string): Promise<void> {
@@ -119,6 +126,8 @@ export class AnswerView {
   readonly retryButton: Locator;
   readonly badges: Locator;
   readonly copyButton: Locator;
+  /** Sentences the source check found unsupported, underlined in the answer. */
+  readonly unsupported: Locator;
 
   constructor(readonly root: Locator) {
     this.text = root.locator(".answer .markdown");
@@ -133,6 +142,7 @@ export class AnswerView {
     this.retryButton = root.getByRole("button", { name: "Retry" });
     this.badges = root.locator(".badge");
     this.copyButton = root.getByRole("button", { name: /Copy answer|Copied/ });
+    this.unsupported = root.locator(".answer .unsupported");
   }
 
   /** The timeline step of one graph node: router, rewriter, retriever, generator, memory. */

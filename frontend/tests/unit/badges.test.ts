@@ -41,6 +41,28 @@ describe("badgesFromDone", () => {
     expect(labels).toEqual(["from documents"]);
   });
 
+  it("counts unsupported claims, also from what a reloaded turn stored", () => {
+    const sources = {
+      grounded: false,
+      confidence: 0.4,
+      issues: [],
+      unsupported_sentences: ["A.", "B."],
+      unsupported: [
+        { text: "A.", start: 0, end: 2 },
+        { text: "B.", start: 3, end: 5 },
+      ],
+    };
+    const live = badgesFromDone({ ...done, validation: { sources } });
+    expect(live.find((b) => b.tone === "warn" && b.label.includes("not in the sources"))?.label).toBe(
+      "2 claims not in the sources",
+    );
+    const stored = badgesFromDone({
+      intent: "rag",
+      validation: { sources: { ...sources, unsupported: [sources.unsupported[0]] } },
+    });
+    expect(stored.map((b) => b.label)).toEqual(["from documents", "1 claim not in the sources", "grounded 0.40"]);
+  });
+
   it("is empty without a done event", () => {
     expect(badgesFromDone(undefined)).toEqual([]);
   });

@@ -1,0 +1,108 @@
+"use client";
+/**
+ * "Show me where": the cited document opened at the passage, the passage highlighted and the sentence that
+ * supports the answer marked inside it. Text documents show their whole extracted text; a PDF shows the page
+ * the passage is on, with a link that opens the PDF itself at that page.
+ */
+import { useEffect, useRef, useState } from "react";
+import { api } from "@/lib/api";
+import { evidenceView, type EvidenceView } from "@/lib/evidence";
+import type { DocumentText, Source } from "@/lib/types";
+
+export interface ViewerTarget {
+  source: Source;
+  claim: string;
+}
+
+type Loaded = { doc: DocumentText; view: EvidenceView | null } | { error: string };
+
+export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onClose: () => void }) {
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const supportRef = useRef<HTMLElement | null>(null);
+  const closeRef = useRef<HTMLButtonElement | null>(null);
+  const { source, claim } = target;
+
+  useEffect(() => {
+    let live = true;
+    setLoaded(null);
+    if (!source.doc_id) {
+      setLoaded({ error: "This source has no document to open (it was indexed before documents were kept)." });
+      return;
+    }
+    api
+      .documentText(source.doc_id)
+      .then((doc) => live && setLoaded({ doc, view: evidenceView(doc, source, claim) }))
+      .catch((err: unknown) => live && setLoaded({ error: err instanceof Error ? err.message : String(err) }));
+    return () => {
+      live = false;
+    };
+  }, [source, claim]);
+
+  useEffect(() => {
+    closeRef.current?.focus();
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+
+  useEffect(() => {
+    supportRef.current?.scrollIntoView({ block: "center" });
+  }, [loaded]);
+
+  const view = loaded && "doc" in loaded ? loaded.view : null;
+  return (
+    <aside className="doc-viewer" role="dialog" aria-modal="false" aria-label={`${source.id}: ${source.document}`}>
+      <header className="doc-viewer-head">
+        <span className="source-id">{source.id}</span>
+        <strong className="doc-viewer-name">{source.document}</strong>
+        {view?.page != null && <span className="source-meta">page {view.page}</span>}
+        {source.section && <span className="source-meta">{source.section}</span>}
+        {view?.page != null && source.doc_id && (
+          <a
+            className="tool-button"
+            href={`/api/documents/${encodeURIComponent(source.doc_id)}/file#page=${view.page}`}
+            target="_blank"
+            rel="noopener noreferrer"
+          >
+            Open the PDF at page {view.page}
+          </a>
+        )}
+        <button ref={closeRef} type="button" className="tool-button" onClick={onClose} aria-label="Close document">
+          Close
+        </button>
+      </header>
+      {claim && (
+        <p className="doc-viewer-claim">
+          <span className="source-meta">Answer:</span> {claim}
+        </p>
+      )}
+      <div className="doc-viewer-body" data-loading={!loaded || undefined}>
+        {!loaded && <p className="source-meta">Opening {source.document}…</p>}
+        {loaded && "error" in loaded && (
+          <p className="turn-error" role="alert">
+            Could not open {source.document}: {loaded.error}
+          </p>
+        )}
+        {loaded && "doc" in loaded && !view && (
+          <>
+            <p className="source-meta">The passage could not be located in this document; its snippet:</p>
+            <blockquote>{source.snippet}</blockquote>
+          </>
+        )}
+        {view && (
+          <pre className="doc-text">
+            {view.before}
+            <mark className="passage" data-passage={source.id}>
+              {view.passageBefore}
+              <mark className="support" ref={supportRef}>
+                {view.support}
+              </mark>
+              {view.passageAfter}
+            </mark>
+            {view.after}
+          </pre>
+        )}
+      </div>
+    </aside>
+  );
+}

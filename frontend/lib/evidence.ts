@@ -1,0 +1,109 @@
+/**
+ * "Show me where": which sentence of an answer cites a source, which sentence of the cited passage supports it,
+ * and how a document's text splits around the passage for the viewer to highlight.
+ */
+import { CITATION_PATTERN } from "./contract.gen";
+import type { DocumentText, Source } from "./types";
+
+const SENTENCE_END = /(?<=[.!?])\s+|\n+/;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Content words of a text, lowercased, with a crude plural folded ("costs" matches "cost"). */
+function words(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [w] of text.toLowerCase().matchAll(WORD)) {
+    if (w.length < 3 && !/\d/.test(w)) continue;
+    out.add(w.length > 3 && w.endsWith("s") ? w.slice(0, -1) : w);
+  }
+  return out;
+}
+
+/** Sentences of a text with their offsets. */
+export function sentences(text: string): { start: number; end: number; text: string }[] {
+  const out: { start: number; end: number; text: string }[] = [];
+  let at = 0;
+  for (const piece of text.split(SENTENCE_END)) {
+    const start = text.indexOf(piece, at);
+    if (start < 0) continue;
+    at = start + piece.length;
+    const lead = piece.length - piece.trimStart().length;
+    const trimmed = piece.trim();
+    if (trimmed) out.push({ start: start + lead, end: start + lead + trimmed.length, text: trimmed });
+  }
+  return out;
+}
+
+/** The sentence of the answer that carries the marker of `id`, without its markers ("" if none does). */
+export function claimFor(answer: string, id: string): string {
+  const marker = new RegExp(CITATION_PATTERN, "g");
+  for (const s of sentences(answer)) {
+    const cites = [...s.text.matchAll(marker)].some((m) => m[1].split(/\s*[,;]\s*/).includes(id));
+    if (cites)
+      return s.text
+        .replace(marker, "")
+        .replace(/\s+([.,;:!?])/g, "$1")
+        .trim();
+  }
+  return "";
+}
+
+/**
+ * The span (relative to `passage`) of the passage sentence that shares the most words with the claim,
+ * or null when no sentence shares any word (then the whole passage is the evidence).
+ */
+export function supportingSpan(passage: string, claim: string): { start: number; end: number } | null {
+  const want = words(claim);
+  let best: { start: number; end: number } | null = null;
+  let bestScore = 0;
+  for (const s of sentences(passage)) {
+    let score = 0;
+    for (const w of words(s.text)) if (want.has(w)) score += /\d/.test(w) ? 2 : 1;
+    if (score > bestScore) {
+      bestScore = score;
+      best = { start: s.start, end: s.end };
+    }
+  }
+  return best;
+}
+
+export interface EvidenceView {
+  /** The text shown: the whole document, or for a PDF the page the passage starts on. */
+  before: string;
+  /** The cited passage, split around its supporting sentence. */
+  passageBefore: string;
+  support: string;
+  passageAfter: string;
+  after: string;
+  /** PDF page number of the shown text (null for other types). */
+  page: number | null;
+}
+
+/**
+ * The document's text cut around the source's span, with the supporting sentence singled out. A PDF shows the
+ * page of the supporting sentence (and the whole passage, when it runs over a page break). Null when the source has no span
+ * in this text (an older index, or a document re-ingested since).
+ */
+export function evidenceView(doc: DocumentText, source: Source, claim: string): EvidenceView | null {
+  const { start, end } = source;
+  if (start == null || end == null || start < 0 || end > doc.text.length || start >= end) return null;
+  const passage = doc.text.slice(start, end);
+  const span = supportingSpan(passage, claim) ?? { start: 0, end: passage.length };
+  let from = 0;
+  let to = doc.text.length;
+  let page: number | null = null;
+  const at = start + span.start; // the page of the supporting sentence, which a passage may reach over a page break
+  const onPage = doc.pages?.find((p) => p.start <= at && at < p.end);
+  if (onPage) {
+    from = Math.min(onPage.start, start);
+    to = Math.max(onPage.end, end);
+    page = onPage.page;
+  }
+  return {
+    before: doc.text.slice(from, start),
+    passageBefore: passage.slice(0, span.start),
+    support: passage.slice(span.start, span.end),
+    passageAfter: passage.slice(span.end),
+    after: doc.text.slice(end, to),
+    page,
+  };
+}

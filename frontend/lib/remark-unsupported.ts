@@ -1,0 +1,67 @@
+/**
+ * remark plugin: wraps the parts of an answer that `validation.sources.unsupported` lists (character spans in
+ * the answer's Markdown source) in `<span class="unsupported">`, which the UI underlines with "Not found in the
+ * sources". Text nodes are split at the spans by their source offsets; a node whose text differs from its source
+ * (escapes, entities) is marked whole when it overlaps a span.
+ */
+
+interface MdNode {
+  type: string;
+  value?: string;
+  children?: MdNode[];
+  position?: { start: { offset?: number }; end: { offset?: number } };
+  data?: { hName?: string; hProperties?: Record<string, unknown> };
+}
+
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export const UNSUPPORTED_TITLE = "Not found in the sources";
+
+function marked(value: string): MdNode {
+  return {
+    type: "unsupported",
+    data: { hName: "span", hProperties: { className: ["unsupported"], title: UNSUPPORTED_TITLE } },
+    children: [{ type: "text", value }],
+  };
+}
+
+function splitText(node: MdNode, source: string, spans: Span[]): MdNode[] {
+  const from = node.position?.start.offset;
+  const to = node.position?.end.offset;
+  const value = node.value ?? "";
+  if (from == null || to == null) return [node];
+  const hits = spans.filter((s) => s.start < to && s.end > from);
+  if (hits.length === 0) return [node];
+  if (source.slice(from, to) !== value) return [marked(value)];
+  const out: MdNode[] = [];
+  let at = 0;
+  for (const s of hits) {
+    const a = Math.max(0, s.start - from);
+    const b = Math.min(value.length, s.end - from);
+    if (a > at) out.push({ type: "text", value: value.slice(at, a) });
+    if (b > Math.max(a, at)) out.push(marked(value.slice(Math.max(a, at), b)));
+    at = Math.max(at, b);
+  }
+  if (at < value.length) out.push({ type: "text", value: value.slice(at) });
+  return out;
+}
+
+function transform(parent: MdNode, source: string, spans: Span[]): void {
+  if (!parent.children) return;
+  parent.children = parent.children.flatMap((child) => {
+    if (child.type === "text") return splitText(child, source, spans);
+    if (child.type !== "code" && child.type !== "inlineCode") transform(child, source, spans);
+    return [child];
+  });
+}
+
+/** The plugin, given the spans; unified hands the transformer the parsed file, whose value is the source. */
+export function remarkUnsupported(options: { spans?: Span[] } = {}) {
+  const spans = [...(options.spans ?? [])].sort((a, b) => a.start - b.start);
+  return (tree: MdNode, file: { value: unknown }) => {
+    if (spans.length > 0) transform(tree, String(file.value), spans);
+  };
+}

@@ -1,0 +1,67 @@
+import { expect, test } from "./fixtures";
+
+// The fake model adds "The unit also holds 42 litres of R-410A refrigerant [S1]." when asked to (backend/llm/fake.py):
+// no passage says so, so the source check removes the marker and lists the sentence as unsupported.
+const INVENT = "(fake: invent a fact)";
+
+test("an unsupported claim is underlined with a badge, live and after a reload", async ({ chat, page }) => {
+  await chat.goto();
+  await chat.ask(`How often does the Zephyr-9 need servicing? ${INVENT}`);
+  const live = await chat.waitForAnswerDone();
+  await expect(live.unsupported).toHaveCount(1);
+  await expect(live.unsupported).toContainText("42 litres of R-410A refrigerant");
+  await expect(live.unsupported).toHaveAttribute("title", "Not found in the sources");
+  await expect(live.badges.filter({ hasText: "1 claim not in the sources" })).toBeVisible();
+  // The supported quote before it is not underlined.
+  await expect(live.text).toContainText("According to the documents");
+  const liveMarked = await live.unsupported.textContent();
+  await chat.screenshot("unsupported-claim");
+
+  await page.reload();
+  const reloaded = chat.lastAnswer();
+  await expect(reloaded.root).toHaveAttribute("data-state", "history");
+  await expect(reloaded.unsupported).toHaveCount(1);
+  await expect(reloaded.unsupported).toHaveText(liveMarked!);
+  await expect(reloaded.badges.filter({ hasText: "1 claim not in the sources" })).toBeVisible();
+});
+
+test("a citation opens its Markdown document at the passage, supporting sentence highlighted", async ({ chat }) => {
+  await chat.goto();
+  await chat.ask("@zephyr-9-service-manual.md How often does the Zephyr-9 need servicing?");
+  const answer = await chat.waitForAnswerDone();
+  const cited = answer.citation("S1");
+  await cited.click();
+  await expect(chat.viewer).toBeVisible();
+  await expect(chat.viewer).toContainText("zephyr-9-service-manual.md");
+  await expect(chat.viewerSupport).toBeVisible();
+  await expect(chat.viewerSupport).toBeInViewport();
+  // The highlighted sentence is the one the answer quotes, inside the highlighted passage.
+  const support = (await chat.viewerSupport.textContent())!.trim();
+  expect(support.length).toBeGreaterThan(10);
+  await expect(answer.text).toContainText(support.replace(/\.$/, ""));
+  await expect(chat.viewerPassage).toContainText(support);
+  // The rest of the document is there around it.
+  expect(((await chat.viewer.locator(".doc-text").textContent()) ?? "").length).toBeGreaterThan(support.length * 3);
+  await chat.screenshot("show-me-where-markdown");
+  await chat.page.keyboard.press("Escape");
+  await expect(chat.viewer).toBeHidden();
+});
+
+test("a PDF citation opens the page it is on, with a link to the PDF at that page", async ({ chat }) => {
+  await chat.goto();
+  await chat.ask("@travel-policy.pdf What is the hotel limit per night?");
+  const answer = await chat.waitForAnswerDone();
+  await answer.citation("S1").click();
+  await expect(chat.viewer).toBeVisible();
+  await expect(chat.viewer).toContainText("travel-policy.pdf");
+  await expect(chat.viewer.locator(".source-meta", { hasText: /^page \d+$/ })).toBeVisible();
+  await expect(chat.viewerSupport).toBeVisible();
+  const link = chat.viewer.getByRole("link", { name: /Open the PDF at page \d+/ });
+  await expect(link).toHaveAttribute("href", /\/api\/documents\/[^/]+\/file#page=\d+$/);
+  // The link serves the PDF itself.
+  const href = (await link.getAttribute("href"))!.split("#")[0];
+  const res = await chat.page.request.get(href);
+  expect(res.status()).toBe(200);
+  expect(res.headers()["content-type"]).toContain("application/pdf");
+  await chat.screenshot("show-me-where-pdf");
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { claimFor, evidenceView, sentences, supportingSpan } from "@/lib/evidence";
+import type { DocumentText, Source } from "@/lib/types";
+
+const source = (start: number, end: number): Source => ({
+  id: "S2",
+  document: "manual.pdf",
+  page: 2,
+  chunk: 0,
+  snippet: "…",
+  score: 0.5,
+  doc_id: "d1",
+  start,
+  end,
+});
+
+describe("claimFor", () => {
+  it("finds the answer sentence carrying the marker, also in a group, without markers", () => {
+    const answer = "Leave is 25 days [S1]. Unused days carry over until March [S1, S2]. Ask HR.";
+    expect(claimFor(answer, "S2")).toBe("Unused days carry over until March.");
+    expect(claimFor(answer, "S1")).toBe("Leave is 25 days.");
+    expect(claimFor(answer, "S3")).toBe("");
+  });
+});
+
+describe("supportingSpan", () => {
+  it("picks the passage sentence sharing the most words, numbers weighing double", () => {
+    const passage = "Employees get 25 days of leave. Up to 5 unused days carry over to March. Badges are blue.";
+    const span = supportingSpan(passage, "Five unused days carry over until March.")!;
+    expect(passage.slice(span.start, span.end)).toBe("Up to 5 unused days carry over to March.");
+    const days = supportingSpan(passage, "Staff have 25 days a year.")!;
+    expect(passage.slice(days.start, days.end)).toBe("Employees get 25 days of leave.");
+  });
+
+  it("is null when no sentence shares a word", () => {
+    expect(supportingSpan("Badges are blue.", "Refrigerant R-410A")).toBeNull();
+  });
+});
+
+describe("sentences", () => {
+  it("keeps offsets into the text", () => {
+    const text = "One.  Two!\nThree";
+    for (const s of sentences(text)) expect(text.slice(s.start, s.end)).toBe(s.text);
+    expect(sentences(text).map((s) => s.text)).toEqual(["One.", "Two!", "Three"]);
+  });
+});
+
+describe("evidenceView", () => {
+  const page1 = "Cover page.\n";
+  const page2 = "Warranty. The warranty lasts 24 months. Service yearly.\n";
+  const doc: DocumentText = {
+    id: "d1",
+    name: "manual.pdf",
+    type: "pdf",
+    text: page1 + page2,
+    pages: [
+      { page: 1, start: 0, end: page1.length },
+      { page: 2, start: page1.length, end: page1.length + page2.length },
+    ],
+  };
+
+  it("shows a PDF's page with the passage and its supporting sentence", () => {
+    const start = doc.text.indexOf("The warranty");
+    const view = evidenceView(doc, source(start, doc.text.length - 1), "It is covered for 24 months.")!;
+    expect(view.page).toBe(2);
+    expect(view.before).toBe("Warranty. ");
+    expect(view.support).toBe("The warranty lasts 24 months.");
+    expect(view.passageAfter).toBe(" Service yearly.");
+    expect(view.before + view.passageBefore + view.support + view.passageAfter + view.after).toBe(page2);
+  });
+
+  it("names the page of the supporting sentence when the passage starts on the page before", () => {
+    const view = evidenceView(doc, source(0, doc.text.length), "The warranty lasts 24 months.")!;
+    expect(view.page).toBe(2);
+    expect(view.support).toBe("The warranty lasts 24 months.");
+    expect(view.passageBefore).toBe(page1 + "Warranty. ");
+  });
+
+  it("shows a text document whole, and nothing for a span outside the text", () => {
+    const text: DocumentText = { id: "d1", name: "a.md", type: "md", text: "Intro. Leave is 25 days. End." };
+    const view = evidenceView(text, source(7, 24), "25 days of leave")!;
+    expect(view.page).toBeNull();
+    expect(view.before).toBe("Intro. ");
+    expect(view.support).toBe("Leave is 25 days.");
+    expect(view.after).toBe(" End.");
+    expect(evidenceView(text, source(7, 999), "x")).toBeNull();
+    expect(evidenceView(text, { ...source(0, 1), start: undefined }, "x")).toBeNull();
+  });
+});
