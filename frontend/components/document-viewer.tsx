@@ -2,12 +2,14 @@
 /**
  * "Show me where": the cited document opened at the passage, the passage highlighted and the sentence that
  * supports the answer marked inside it. Text documents show their whole extracted text; a PDF shows the page
- * the passage is on, with a link that opens the PDF itself at that page.
+ * the passage is on, rendered by pdf.js with the passage and sentence boxed, its extracted text folded below,
+ * and a link that opens the PDF itself at that page.
  */
-import { useEffect, useRef, useState } from "react";
+import { type RefObject, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api";
 import { evidenceView, type EvidenceView } from "@/lib/evidence";
 import type { DocumentText, Source } from "@/lib/types";
+import { PdfPage } from "./pdf-page";
 
 export interface ViewerTarget {
   source: Source;
@@ -89,20 +91,47 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
             <blockquote>{source.snippet}</blockquote>
           </>
         )}
-        {view && (
-          <pre className="doc-text">
-            {view.before}
-            <mark className="passage" data-passage={source.id}>
-              {view.passageBefore}
-              <mark className="support" ref={supportRef}>
-                {view.support}
-              </mark>
-              {view.passageAfter}
-            </mark>
-            {view.after}
-          </pre>
+        {view && view.page != null && source.doc_id && (
+          <PdfPage
+            url={`/api/documents/${encodeURIComponent(source.doc_id)}/file`}
+            page={view.page}
+            passage={view.passageBefore + view.support + view.passageAfter}
+            support={view.support}
+          />
         )}
+        {view && view.page != null && (
+          <details className="doc-text-details">
+            <summary>Extracted text of page {view.page}</summary>
+            <TextView view={view} id={source.id} />
+          </details>
+        )}
+        {view && view.page == null && <TextView view={view} id={source.id} supportRef={supportRef} />}
       </div>
     </aside>
+  );
+}
+
+/** The document's text with the passage highlighted and the supporting sentence marked inside it. */
+function TextView({
+  view,
+  id,
+  supportRef,
+}: {
+  view: EvidenceView;
+  id: string;
+  supportRef?: RefObject<HTMLElement | null>;
+}) {
+  return (
+    <pre className="doc-text">
+      {view.before}
+      <mark className="passage" data-passage={id}>
+        {view.passageBefore}
+        <mark className="support" ref={supportRef}>
+          {view.support}
+        </mark>
+        {view.passageAfter}
+      </mark>
+      {view.after}
+    </pre>
   );
 }

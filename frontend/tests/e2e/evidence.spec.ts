@@ -47,7 +47,9 @@ test("a citation opens its Markdown document at the passage, supporting sentence
   await expect(chat.viewer).toBeHidden();
 });
 
-test("a PDF citation opens the page it is on, with a link to the PDF at that page", async ({ chat }) => {
+test("a PDF citation opens the page itself, rendered by pdf.js with the sentence boxed, and links to the PDF", async ({
+  chat,
+}) => {
   await chat.goto();
   await chat.ask("@travel-policy.pdf What is the hotel limit per night?");
   const answer = await chat.waitForAnswerDone();
@@ -55,6 +57,23 @@ test("a PDF citation opens the page it is on, with a link to the PDF at that pag
   await expect(chat.viewer).toBeVisible();
   await expect(chat.viewer).toContainText("travel-policy.pdf");
   await expect(chat.viewer.locator(".source-meta", { hasText: /^page \d+$/ })).toBeVisible();
+  // The page itself, rendered by pdf.js, with the supporting sentence boxed over it (in view).
+  const page = chat.viewer.locator(".pdf-page");
+  await expect(page).toHaveAttribute("data-status", "ready");
+  const canvas = page.locator("canvas.pdf-canvas");
+  expect((await canvas.boundingBox())!.height).toBeGreaterThan(300);
+  const painted = await canvas.evaluate((c: HTMLCanvasElement) => {
+    const data = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+    let dark = 0;
+    for (let i = 0; i < data.length; i += 4) dark += data[i] < 128 ? 1 : 0;
+    return dark;
+  });
+  expect(painted).toBeGreaterThan(1000); // text was drawn, not a blank page
+  await expect(page.locator(".pdf-support").first()).toBeInViewport();
+  await chat.screenshot("show-me-where-pdf");
+  expect(await page.locator(".pdf-box").count()).toBeGreaterThan(await page.locator(".pdf-support").count());
+  // The extracted text is there too, folded, with the same sentence marked.
+  await chat.viewer.getByText(/Extracted text of page \d+/).click();
   await expect(chat.viewerSupport).toBeVisible();
   const link = chat.viewer.getByRole("link", { name: /Open the PDF at page \d+/ });
   await expect(link).toHaveAttribute("href", /\/api\/documents\/[^/]+\/file#page=\d+$/);
@@ -63,5 +82,4 @@ test("a PDF citation opens the page it is on, with a link to the PDF at that pag
   const res = await chat.page.request.get(href);
   expect(res.status()).toBe(200);
   expect(res.headers()["content-type"]).toContain("application/pdf");
-  await chat.screenshot("show-me-where-pdf");
 });
