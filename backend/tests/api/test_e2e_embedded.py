@@ -8,6 +8,7 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
+from backend.contract.citations import cited_ids
 from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.tests.conftest import SAMPLE_DOCS
@@ -92,3 +93,25 @@ def test_embedded_model_generation_stops_when_client_disconnects(live):
             time.sleep(0.02)
         assert decoded < 100, f"{decoded} tokens were generated: the request was not cancelled"
         assert body["message"] not in [t["title"] for t in client.get("/api/threads").json()]
+
+
+def test_embedded_model_never_presents_an_invented_fact_as_sourced(live):
+    """No sample document names the Zephyr-9's refrigerant: whatever the 0.5B model writes, the final answer
+    either says the documents don't contain it or carries no citation on a sentence naming one, and every
+    marker left points to a source of the turn; the reloaded thread shows the same answer and validation."""
+    url, _ = live
+    with httpx.Client(base_url=url, timeout=300) as client:
+        events = parse_sse(
+            client.post("/api/chat/stream", json={"message": "What refrigerant does the Zephyr-9 use?", "mode": "rag"})
+        )
+        assert events[-1][0] == "done", events[-1]
+        done = events[-1][1]
+        check = done["validation"]["sources"]
+        answer = done["answer"]
+        sources = {s["id"] for s in dict(events)["sources"]["sources"]}
+        assert set(cited_ids(answer)) <= sources
+        invented = [s for s in re.split(r"(?<=[.!?])\s+", answer) if re.search(r"\bR-?\d{2,4}[A-Z]?\b", s)]
+        assert check.get("not_found") or all(not cited_ids(s) for s in invented), (answer, check)
+        stored = client.get(f"/api/threads/{done['thread_id']}").json()["messages"][-1]
+        assert stored["content"] == answer
+        assert stored["validation"]["sources"] == check
