@@ -14,9 +14,11 @@ from backend.api.openapi import install_openapi
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
 from backend.graph.history import LAYOUT
+from backend.graph.prompts import system_prompt
 from backend.guardrails.faq import load_faq
 from backend.guardrails.policy import GuardrailPolicy
 from backend.llm.factory import open_models
+from backend.llm.prime import prime_slots
 from backend.memory.conversations import ConversationStore, delete_thread_rows, record_turn
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.store import open_client, open_collection
@@ -34,7 +36,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Open everything the server needs, hand it to the routes, close it on shutdown."""
     settings: Settings = app.state.settings
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    async with open_models(settings, f"{LAYOUT}-{settings.prompt_style}") as models, SqliteDatabase.open(settings.checkpoint_path) as db:
+    layout = f"{LAYOUT}-{settings.prompt_style}"  # a saved KV cache is only restored into the same prompt layout
+    async with open_models(settings, layout) as models, SqliteDatabase.open(settings.checkpoint_path) as db:
         conversations = ConversationStore(db)
         await conversations.setup()
         checkpointer = await db.call(lambda: SqliteCheckpointer(db, record_turn, delete_thread_rows))
@@ -60,9 +63,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             runner = TurnRunner(graph, deps, checkpointer, summaries, models)
             app.state.services = Services(graph, deps, conversations, checkpointer, models, knowledge, runner)
             log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
+            priming = asyncio.create_task(prime_slots(models, system_prompt(settings.prompt_style)))
             try:
                 yield
             finally:
+                priming.cancel()
+                await asyncio.gather(priming, return_exceptions=True)
                 await summaries.close()
 
 

@@ -103,7 +103,7 @@ class Settings(BaseSettings):
         description="Router probe: a question farther than this from every chunk is chat; between, the model decides.",
     )
     prompt_style: Literal["plain", "example", "quote"] = Field(
-        "plain",
+        "example",
         description="System prompt for answers: plain rules, rules plus a cited and a not-in-the-documents "
         "example, or quote the supporting sentence before answering (./scripts/bench answers --prompt-style).",
     )

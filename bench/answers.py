@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         "--prompt-style",
         action="append",
         choices=["plain", "example", "quote"],
-        help="system prompt variants side by side (repeatable; default: the setting's default, plain)",
+        help="system prompt variants side by side (repeatable; default: the setting's default)",
     )
     report.add_output_args(parser, "answers")
     args = parser.parse_args(argv)
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         styles = args.prompt_style or [Settings.model_fields["prompt_style"].default]
         for model in models:
             for style in styles:
-                label = model if styles == ["plain"] else f"{model} {style}"
+                label = f"{model} {style}"
                 records = asyncio.run(run_model(model, sets, work, style))
                 records_all += [(label, r) for r in records]
                 results[label] = {

@@ -94,8 +94,11 @@ def run_model(model: str, root: Path) -> dict:
     return {
         "model": model,
         "turns": rows,
-        "kv_cache_files": {"threads": len(kv_files), "largest_mb": max(kv_files, default=0) / 1e6,
-                           "total_mb": sum(kv_files) / 1e6},  # fmt: skip
+        "kv_cache_files": {
+            "threads": len(kv_files),
+            "largest_mb": max(kv_files, default=0) / 1e6,
+            "total_mb": sum(kv_files) / 1e6,
+        },  # fmt: skip
         "concurrent": {
             "users": len(concurrent),
             "queue_wait_p50_s": median(r["queue_wait_s"] for r in concurrent if r["queue_wait_s"] is not None),

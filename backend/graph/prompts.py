@@ -8,17 +8,23 @@ When no documents are given, answer conversationally and briefly.
 Be concise and factual."""
 
 # Variants of the system prompt for small models (RAG_PROMPT_STYLE), chosen by `./scripts/bench answers --prompt-style`.
-SYSTEM_PROMPT_EXAMPLE = SYSTEM_PROMPT + """
+SYSTEM_PROMPT_EXAMPLE = (
+    SYSTEM_PROMPT
+    + """
 
 Example. Sources: [S1] "Servicing is due every 12 months." [S2] "Badges are collected at reception."
 Question: How often is servicing due? Answer: Servicing is due every 12 months [S1].
 Question: What refrigerant does it use? Answer: The documents do not say; they cover servicing [S1] and badges [S2].
 End every sentence that states a fact with the marker of the source it comes from. Never add facts the sources do not state."""
+)
 
-SYSTEM_PROMPT_QUOTE = SYSTEM_PROMPT + """
+SYSTEM_PROMPT_QUOTE = (
+    SYSTEM_PROMPT
+    + """
 
 Answer in two parts. First copy, word for word, the one sentence of the sources that answers the question, in quotes, followed by its marker, like "Servicing is due every 12 months." [S1]. Then answer the question in one short sentence ending with the same marker.
 If no sentence of the sources answers it, write only: The documents do not say."""
+)
 
 SYSTEM_PROMPTS = {"plain": SYSTEM_PROMPT, "example": SYSTEM_PROMPT_EXAMPLE, "quote": SYSTEM_PROMPT_QUOTE}
 

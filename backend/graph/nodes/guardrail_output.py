@@ -23,7 +23,8 @@ async def guardrail_output(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     """Make the final answer safe to show and store."""
     answer = state.get("answer", "")
     sources_text = "\n".join(d["text"] for d in state.get("documents", []))
-    verdict = check_output(answer, sources_text, state["question"], system_prompt(runtime.context.settings.prompt_style))
+    system = system_prompt(runtime.context.settings.prompt_style)
+    verdict = check_output(answer, sources_text, state["question"], system)
     check = OutputCheck(safe=verdict.safe, issues=verdict.issues, original_text="" if verdict.safe else answer)
     out: dict = {
         "validation": {"output_guardrail": check},

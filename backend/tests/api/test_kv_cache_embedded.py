@@ -1,6 +1,7 @@
 """The KV cache follows the thread, on the real embedded 0.5B model: follow-ups and restarts are served from it."""
 
 import logging
+import time
 
 import httpx
 import pytest
@@ -9,6 +10,7 @@ from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
 from backend.tests.conftest import SAMPLE_DOCS
+from bench.lib.llama import LlamaLog, stderr_to
 from bench.lib.server import serve_in_thread
 from bench.lib.sse import parse_sse
 
@@ -24,6 +26,7 @@ def settings(data_dir) -> Settings:
         temperature=0.0,
         max_answer_tokens=60,
         data_dir=data_dir,
+        faq_path=None,  # every turn goes to the model
     )
 
 
@@ -35,36 +38,75 @@ def ask(url: str, message: str, thread_id: str) -> dict:
     return events[-1][1]
 
 
-def last_request(app) -> dict:
-    """llama.cpp's counters for the last request on the (only) slot: prompt tokens, evaluated, from cache."""
-    slot = httpx.get(f"{app.state.services.models.base_url}/slots").json()[0]
-    return {k: slot[k] for k in ("n_prompt_tokens", "n_prompt_tokens_processed", "n_prompt_tokens_cache")}
+def last_call(log: LlamaLog, timeout: float = 30) -> dict:
+    """llama.cpp's own figures for the last model request since the previous read of its log: all prompt tokens
+    and those evaluated (the rest came from the KV cache). The /slots counters read 0 once a request is done."""
+    deadline = time.monotonic() + timeout
+    while not (calls := log.calls()):
+        assert time.monotonic() < deadline, "llama.cpp logged no finished request"
+        time.sleep(0.2)
+    time.sleep(0.3)
+    return (calls + log.calls())[-1]
+
+
+def cached(call: dict) -> int:
+    """Prompt tokens of a request that llama.cpp took from the KV cache."""
+    return call["prompt_tokens"] - call["evaluated"]
+
+
+def in_slot(call: dict) -> int:
+    """Tokens a request left in its slot: its prompt and its answer."""
+    return call["prompt_tokens"] + call["decoded"] - 1
+
+
+def test_first_turns_find_the_system_prompt_already_cached(tmp_path):
+    log_path = tmp_path / "llama.log"
+    app = create_app(settings(tmp_path / "data"))
+    with stderr_to(log_path), serve_in_thread(app) as url:
+        log = LlamaLog(log_path)
+        deadline = time.monotonic() + 120
+        while not (primed := log.calls()):  # the startup request that caches the system prompt
+            assert time.monotonic() < deadline, "the system prompt was never cached"
+            time.sleep(0.2)
+        done = ask(url, "Write one sentence about the sea.", "primed")
+        first = last_call(log)
+    assert primed[0]["evaluated"] > 100, primed  # the system prompt and the user header
+    assert done["answer"]
+    # the first turn of a fresh server evaluates its question, not the system prompt again
+    assert first["evaluated"] < first["prompt_tokens"] - 100, first
 
 
 def test_follow_ups_come_from_the_kv_cache_also_after_a_restart_and_the_cache_goes_with_its_thread(tmp_path, caplog):
     data = tmp_path / "data"
     first = create_app(settings(data))
-    with serve_in_thread(first) as url:
+    log_path = tmp_path / "llama.log"
+    with stderr_to(log_path), serve_in_thread(first) as url:
+        log = LlamaLog(log_path)
         import asyncio
 
         asyncio.run(ingest_paths(first.state.services.knowledge, [SAMPLE_DOCS]))
         ask(url, "How often must the Zephyr-9 be serviced?", "kv")
+        first_turn = last_call(log)
         ask(url, "And how much does a service cost?", "kv")
-        follow = last_request(first)
+        follow = last_call(log)
         kv = first.state.services.models.kv
         saved = kv.folder / kv.filename("kv")
         assert saved.exists() and 0 < saved.stat().st_size <= 50e6
-    assert follow["n_prompt_tokens_processed"] < follow["n_prompt_tokens"] / 2, follow
+    # the follow-up's prompt starts with the first turn's prompt and answer, all of it taken from the cache
+    assert cached(follow) >= in_slot(first_turn) - 2 > 0, (first_turn, follow)
 
     second = create_app(settings(data))
     caplog.set_level(logging.WARNING, logger="backend.llm.kv_cache")
-    with serve_in_thread(second) as url:
+    with stderr_to(log_path), serve_in_thread(second) as url:
+        log = LlamaLog(log_path)
+        log.offset = log_path.stat().st_size
         kv = second.state.services.models.kv
         (kv.folder / kv.filename("garbage")).write_bytes(b"not a KV cache" * 100)
         ask(url, "@it-security-policy what must I do when a laptop is lost?", "garbage")  # ignored, no error
         assert "KV cache restore ignored" in caplog.text
+        last_call(log)  # the garbage thread's turn
         ask(url, "Is the service covered by the warranty?", "kv")
-        after_restart = last_request(second)
-        assert after_restart["n_prompt_tokens_processed"] < after_restart["n_prompt_tokens"] / 2, after_restart
+        after_restart = last_call(log)
+        assert cached(after_restart) >= in_slot(follow) - 2, (follow, after_restart)  # restored from the file
         assert httpx.delete(f"{url}/api/threads/kv").status_code == 204
         assert not list(kv.folder.glob(f"{kv.thread_key('kv')}.*"))

@@ -1,8 +1,9 @@
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from backend.graph.nodes.generator import generate
-from backend.graph.prompts import SYSTEM_PROMPT
+from backend.graph.prompts import system_prompt
 from backend.llm.fake import ScriptedChatModel
+from backend.settings import Settings
 from backend.tests.fakes import runtime, source
 
 DOCS = [source("S1", "Policy.pdf", "The notice period is 30 days. Contractors give 7 days.")]
@@ -20,7 +21,8 @@ async def test_generate_with_documents_sends_system_then_earlier_turns_as_sent_t
     state = {"question": "What is the notice period?", "intent": "rag", "documents": DOCS, "transcript": transcript(1)}
     out = await generate(state, runtime(model))
     sent = model.calls[0]
-    assert isinstance(sent[0], SystemMessage) and sent[0].text == SYSTEM_PROMPT
+    default_style = Settings.model_fields["prompt_style"].default
+    assert isinstance(sent[0], SystemMessage) and sent[0].text == system_prompt(default_style)
     assert [type(m) for m in sent[1:3]] == [HumanMessage, AIMessage]
     assert [m.text for m in sent[1:3]] == ["Question: question 0", "answer 0"]
     assert sent[-1].text.startswith("<knowledge_base>\n[S1] Policy.pdf\n")

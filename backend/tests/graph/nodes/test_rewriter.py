@@ -65,7 +65,9 @@ async def test_rewrite_keeps_model_answer_and_adds_lost_entity():
         runtime(replying("How much does a Zephyr-9 service cost?"), rewrite_with_model=True),
     )
     assert good["rewritten_query"] == "How much does a Zephyr-9 service cost?"
-    vague = await rewrite(followup_state("how much does it cost?"), runtime(replying("How much does it cost?"), rewrite_with_model=True))
+    vague = await rewrite(
+        followup_state("how much does it cost?"), runtime(replying("How much does it cost?"), rewrite_with_model=True)
+    )
     assert vague["rewritten_query"] == "How much does it cost? (Zephyr-9)"
 
 
