@@ -21,10 +21,10 @@ async def prime_slots(models: Models, system: str) -> int:
     """Evaluate the system prompt in every free slot; the number of slots primed."""
     if not models.pin_slots:
         return 0
-    primed = 0
+    primed: set[int] = set()
     for _ in range(models.gate.size):
         async with models.gate.background() as slot:
-            if slot is None or slot < 0:
+            if slot is None or slot < 0 or slot in primed:  # busy, or the others are taken by turns already
                 break
             model = models.chat_model.bind(extra_body={"id_slot": slot, "cache_prompt": True}, max_tokens=1)
             try:
@@ -34,6 +34,6 @@ async def prime_slots(models: Models, system: str) -> int:
             except Exception as exc:  # priming only saves time: never let it stop the server
                 log.warning("could not prime slot %d with the system prompt: %s", slot, exc)
                 break
-            primed += 1
-    log.info("system prompt cached in %d slot(s)", primed)
-    return primed
+            primed.add(slot)
+    log.info("system prompt cached in %d slot(s)", len(primed))
+    return len(primed)
