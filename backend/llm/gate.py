@@ -1,5 +1,6 @@
 """ModelGate: fair access to the model's slots. Turns wait in arrival order and hear their place in the queue;
-background work (the rolling summary) runs only when no turn waits, and a turn that starts waiting pre-empts it."""
+background work (the rolling summary, priming slots at start) runs only when no turn runs or waits, and a turn
+that starts pre-empts it: on a machine with a few cores two requests at once each run at about half speed."""
 
 import asyncio
 import logging
@@ -45,6 +46,7 @@ class ModelGate:
         if self.size <= 0:
             return -1
         if self._free and not self._waiters:
+            self._preempt_background()  # on a few CPU cores a background request would halve this turn's speed
             own = next((slot for slot in self._free if thread is not None and self._holder.get(slot) == thread), None)
             slot = own if own is not None else self._free[0]
             self._free.remove(slot)
@@ -91,12 +93,12 @@ class ModelGate:
 
     @asynccontextmanager
     async def background(self) -> AsyncIterator[int | None]:
-        """A slot for background work only if one is free and no turn waits (None otherwise); the holding task is
-        cancelled as soon as a turn has to wait."""
+        """A slot for background work only if one is free and no turn runs or waits (None otherwise); the holding
+        task is cancelled as soon as a turn starts."""
         if self.size <= 0:
             yield -1
             return
-        if not self._free or self._waiters:
+        if not self._free or self._waiters or self._turns_running():
             yield None
             return
         slot = self._free.pop(0)
@@ -107,6 +109,10 @@ class ModelGate:
             yield slot
         finally:
             self.release(slot)
+
+    def _turns_running(self) -> bool:
+        """Whether a turn holds a slot (every slot not free is a turn's unless background work holds it)."""
+        return self.size - len(self._free) > len(self._background)
 
     def _leave(self, future: asyncio.Future) -> None:
         if future.done() and not future.cancelled():  # got a slot just as it was cancelled: hand it on

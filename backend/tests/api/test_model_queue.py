@@ -95,3 +95,25 @@ async def test_a_thread_gets_back_the_slot_holding_its_cache_when_it_is_free():
     newcomer = await gate.acquire(thread="C")
     assert newcomer == a
     assert await gate.acquire(thread="A") == b
+
+
+async def test_a_turn_stops_background_work_even_with_a_slot_free_and_none_starts_while_it_runs():
+    gate = ModelGate(2)
+    started = asyncio.Event()
+
+    async def summary() -> None:
+        async with gate.background() as slot:
+            assert slot is not None
+            started.set()
+            await asyncio.sleep(10)
+
+    background = asyncio.create_task(summary())
+    await started.wait()
+    slot = await gate.acquire(thread="T")  # a slot is free: no wait, but the CPU is shared
+    await asyncio.gather(background, return_exceptions=True)
+    assert background.cancelled()
+    async with gate.background() as other:
+        assert other is None  # a turn is running
+    gate.release(slot, "T")
+    async with gate.background() as other:
+        assert other is not None  # nobody runs or waits

@@ -21,11 +21,11 @@ async def test_every_free_slot_gets_the_system_prompt_once():
     assert m.gate.free == 2  # both slots handed back
 
 
-async def test_a_slot_held_by_a_turn_is_left_alone_and_none_is_primed_twice():
+async def test_nothing_is_primed_while_a_turn_runs():
     m, chat = models(2)
     held = await m.gate.acquire(thread="t")
-    assert await prime_slots(m, "SYSTEM") == 1
-    assert len(chat.calls) == 1
+    assert await prime_slots(m, "SYSTEM") == 0
+    assert chat.calls == []
     m.gate.release(held, "t")
 
 
