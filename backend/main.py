@@ -13,7 +13,7 @@ from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
-from backend.graph.history import LAYOUT
+from backend.graph.history import cache_layout
 from backend.graph.prompts import system_prompt
 from backend.guardrails.faq import load_faq
 from backend.guardrails.policy import GuardrailPolicy
@@ -36,7 +36,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Open everything the server needs, hand it to the routes, close it on shutdown."""
     settings: Settings = app.state.settings
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    layout = f"{LAYOUT}-{settings.prompt_style}"  # a saved KV cache is only restored into the same prompt layout
+    layout = cache_layout(settings)
     async with open_models(settings, layout) as models, SqliteDatabase.open(settings.checkpoint_path) as db:
         conversations = ConversationStore(db)
         await conversations.setup()

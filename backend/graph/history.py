@@ -22,6 +22,11 @@ from backend.settings import Settings
 LAYOUT = "grow-1"  # the layout's version: part of every saved KV-cache key
 
 
+def cache_layout(settings: Settings) -> str:
+    """The prompt layout a saved KV cache is keyed on: the layout's version and the system prompt in use."""
+    return f"{LAYOUT}-{settings.prompt_style}"
+
+
 @dataclass(frozen=True)
 class Window:
     """The earlier turns the prompt shows, and what stands in for the ones before them."""

@@ -13,7 +13,7 @@ Ahead = Callable[[int], None]  # told how many requests are ahead, whenever that
 
 
 class ModelGate:
-    """`size` slots (0: unlimited); FIFO waiters; background holders cancelled when a turn has to wait.
+    """`size` slots (0: unlimited); FIFO waiters; background holders cancelled when a turn starts.
 
     A turn that names its thread gets the slot its thread last used when that slot is free: the slot still holds
     the thread's KV cache, so the follow-up's prompt is evaluated only past the previous turn. Otherwise the free

@@ -4,10 +4,9 @@ Every prompt starts with the same system prompt, but a slot only caches what it 
 the first turn of each slot would prefill it (about 220 tokens, 5 s on the 1.5B model on 2 cores). One request
 per slot that stops after one token leaves the system prompt and the chat template's user header in the slot's KV
 cache, so first turns evaluate only their passages and question. The requests run as background work of the model
-gate: a turn that has to wait for a slot cancels them.
+gate: a turn that starts cancels them.
 """
 
-import asyncio
 import logging
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -29,8 +28,6 @@ async def prime_slots(models: Models, system: str) -> int:
             model = models.chat_model.bind(extra_body={"id_slot": slot, "cache_prompt": True}, max_tokens=1)
             try:
                 await model.ainvoke([SystemMessage(content=system), HumanMessage(content=".")])
-            except asyncio.CancelledError:
-                raise
             except Exception as exc:  # priming only saves time: never let it stop the server
                 log.warning("could not prime slot %d with the system prompt: %s", slot, exc)
                 break

@@ -52,6 +52,7 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
   }, [loaded]);
 
   const view = loaded && "doc" in loaded ? loaded.view : null;
+  const fileUrl = source.doc_id ? api.documentFileUrl(source.doc_id) : null;
   return (
     <aside className="doc-viewer" role="dialog" aria-modal="false" aria-label={`${source.id}: ${source.document}`}>
       <header className="doc-viewer-head">
@@ -59,13 +60,8 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
         <strong className="doc-viewer-name">{source.document}</strong>
         {view?.page != null && <span className="source-meta">page {view.page}</span>}
         {source.section && <span className="source-meta">{source.section}</span>}
-        {view?.page != null && source.doc_id && (
-          <a
-            className="tool-button"
-            href={`/api/documents/${encodeURIComponent(source.doc_id)}/file#page=${view.page}`}
-            target="_blank"
-            rel="noopener noreferrer"
-          >
+        {view?.page != null && fileUrl && (
+          <a className="tool-button" href={`${fileUrl}#page=${view.page}`} target="_blank" rel="noopener noreferrer">
             Open the PDF at page {view.page}
           </a>
         )}
@@ -91,9 +87,9 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
             <blockquote>{source.snippet}</blockquote>
           </>
         )}
-        {view && view.page != null && source.doc_id && (
+        {view && view.page != null && fileUrl && (
           <PdfPage
-            url={`/api/documents/${encodeURIComponent(source.doc_id)}/file`}
+            url={fileUrl}
             page={view.page}
             passage={view.passageBefore + view.support + view.passageAfter}
             support={view.support}

@@ -22,6 +22,8 @@ export const api = {
   deleteThread: (id: string) => call<void>(`/api/threads/${encodeURIComponent(id)}`, { method: "DELETE" }),
   documents: () => call<DocumentRow[]>("/api/documents"),
   document: (id: string) => call<DocumentRow>(`/api/documents/${encodeURIComponent(id)}`),
+  /** The original file (a PDF opens inline); `#page=N` opens a PDF at a page. */
+  documentFileUrl: (id: string) => `/api/documents/${encodeURIComponent(id)}/file`,
   documentText: (id: string) => call<DocumentText>(`/api/documents/${encodeURIComponent(id)}/text`),
   deleteDocument: (id: string) => call<void>(`/api/documents/${encodeURIComponent(id)}`, { method: "DELETE" }),
 };

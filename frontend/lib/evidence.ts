@@ -2,7 +2,7 @@
  * "Show me where": which sentence of an answer cites a source, which sentence of the cited passage supports it,
  * and how a document's text splits around the passage for the viewer to highlight.
  */
-import { CITATION_PATTERN } from "./contract.gen";
+import { citedIds, splitCitations } from "./citations";
 import type { DocumentText, Source } from "./types";
 
 const SENTENCE_END = /(?<=[.!?])\s+|\n+/;
@@ -35,16 +35,13 @@ export function sentences(text: string): { start: number; end: number; text: str
 
 /** The sentence of the answer that carries the marker of `id`, without its markers ("" if none does). */
 export function claimFor(answer: string, id: string): string {
-  const marker = new RegExp(CITATION_PATTERN, "g");
-  for (const s of sentences(answer)) {
-    const cites = [...s.text.matchAll(marker)].some((m) => m[1].split(/\s*[,;]\s*/).includes(id));
-    if (cites)
-      return s.text
-        .replace(marker, "")
-        .replace(/\s+([.,;:!?])/g, "$1")
-        .trim();
-  }
-  return "";
+  const sentence = sentences(answer).find((s) => citedIds(s.text).includes(id));
+  if (!sentence) return "";
+  const text = splitCitations(sentence.text).flatMap((p) => (p.type === "text" ? [p.value] : []));
+  return text
+    .join("")
+    .replace(/\s+([.,;:!?])/g, "$1")
+    .trim();
 }
 
 /**
