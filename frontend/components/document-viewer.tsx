@@ -40,12 +40,15 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
     };
   }, [source, claim]);
 
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
+    // Once, on opening: the parent passes a new onClose each render, and refocusing then would steal the focus.
     closeRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && close.current();
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [onClose]);
+  }, []);
 
   useEffect(() => {
     supportRef.current?.scrollIntoView({ block: "center" });

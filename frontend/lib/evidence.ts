@@ -5,7 +5,9 @@
 import { citedIds, splitCitations } from "./citations";
 import type { DocumentText, Source } from "./types";
 
-const SENTENCE_END = /(?<=[.!?])\s+|\n+/;
+// A line break ends a sentence unless the next line carries on in lower case or with a number: PDF text is
+// wrapped at line ends ("In capital cities the limit is\n190 euros per night.").
+const SENTENCE_END = /(?<=[.!?])\s+|\n+(?![ \t]*[\p{Ll}\p{N}])/u;
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Content words of a text, lowercased, with a crude plural folded ("costs" matches "cost"). */

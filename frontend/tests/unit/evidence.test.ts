@@ -38,6 +38,17 @@ describe("supportingSpan", () => {
 });
 
 describe("sentences", () => {
+  it("reads a line that carries on in lower case or with a number as the same sentence", () => {
+    const pdf =
+      "Per-diem amounts\nHotels up to 140 euros. In capital cities the limit is\n190 euros per night.\n- Taxis";
+    expect(sentences(pdf).map((s) => s.text)).toEqual([
+      "Per-diem amounts",
+      "Hotels up to 140 euros.",
+      "In capital cities the limit is\n190 euros per night.",
+      "- Taxis",
+    ]);
+  });
+
   it("keeps offsets into the text", () => {
     const text = "One.  Two!\nThree";
     for (const s of sentences(text)) expect(text.slice(s.start, s.end)).toBe(s.text);
