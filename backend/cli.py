@@ -10,6 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from backend.llm.factory import embedding_function
 from backend.llm.model_files import MODELS, ModelFileError, ensure_model
 from backend.rag.embeddings import ensure_onnx_files
@@ -129,6 +131,12 @@ def contract(out: Path) -> None:
     print(f"wrote {out / 'openapi.json'} and {out / 'contract.gen.ts'}")
 
 
+def settings_errors(exc: ValidationError) -> str:
+    """What is wrong with the RAG_* environment, one line per setting, without a traceback."""
+    lines = [f"RAG_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']} (got {e.get('input')!r})" for e in exc.errors()]
+    return "error: invalid settings\n" + "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments and run one command."""
     parser = argparse.ArgumentParser(prog="ragline")
@@ -147,7 +155,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "contract":
         contract(args.out)
         return
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        sys.exit(settings_errors(exc))
     try:
         if args.command == "prepare":
             prepare(settings, args.model)
