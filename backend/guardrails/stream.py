@@ -3,7 +3,11 @@
 Text is emitted only up to a *barrier*: the end of a complete word (followed by whitespace) across which no
 PII pattern can continue. Spaced patterns (phone, card, IBAN, SSN, NINO) only join short digit or letter
 groups, so a word ending in punctuation other than ")" or in a run of five or more letters ends any such
-match; unspaced patterns (email, IP, a card without separators) never contain whitespace. Everything after the
+match; unspaced patterns (email, IP, a card without separators) never contain whitespace. A word of letters
+only that follows a barrier (or opens the answer) is one too: no match can start before it, none starts inside
+a word, and the only pattern that starts with letters and goes on past a space is a NINO ("QQ 12 34 56 C"), so
+any such word but two capitals ends the match. An answer's first word thus goes out with the next token, not
+after the first word of five letters. Everything after the
 last barrier is held back; when no barrier comes for MAX_HOLD characters the text is cut FORCED_HOLD characters
 from the end, which is longer than any pattern plus the context it reads. The concatenated output therefore
 equals ``redact(full_text)`` (with the same allow-list).
@@ -31,6 +35,7 @@ class StreamRedactor:
         self._allowed = frozenset(allowed)
         self._buffer = ""  # text not yet dropped; _buffer[:_emitted] has already been returned
         self._emitted = 0
+        self._at_barrier = True  # _buffer[:_emitted] ends at a barrier (not at a forced cut)
         self.redacted: list[str] = []  # types of the matches redacted so far, for logs
 
     def feed(self, token: str) -> str:
@@ -63,15 +68,16 @@ class StreamRedactor:
                 cursor = m.end
                 self.redacted.append(m.type)
         out.append(self._buffer[cursor:cut])
-        self._emitted = cut
+        self._emitted, self._at_barrier = cut, not forced
         self._trim()
         return "".join(out)
 
     def _barrier_cut(self) -> int:
         """End of the last complete word after which no PII match can continue."""
-        cut = self._emitted
+        cut, after_barrier = self._emitted, self._at_barrier
         for word in _WORD_THEN_SPACE.finditer(self._buffer, self._emitted):
-            if _is_barrier(word.group(1)):
+            after_barrier = _is_barrier(word.group(1)) or after_barrier and _starts_no_match(word.group(1))
+            if after_barrier:
                 cut = word.end()
         return cut
 
@@ -103,3 +109,8 @@ def _is_barrier(word: str) -> bool:
         return last != ")"
     letters = _TRAILING_LETTERS.search(word)
     return bool(letters) and len(letters.group()) >= 5 and letters.group().lower() != "extension"
+
+
+def _starts_no_match(word: str) -> bool:
+    """True for a word of letters only that no PII match can start with and continue past: all but two capitals."""
+    return word.isalpha() and not (len(word) == 2 and word.isupper())

@@ -84,5 +84,36 @@ def test_allowed_values_pass_and_types_filter() -> None:
 
 def test_flush_emits_held_tail() -> None:
     redactor = StreamRedactor()
-    assert redactor.feed("call 555") == ""
-    assert redactor.flush() == "call 555"
+    assert redactor.feed("call 555") == "call "
+    assert redactor.flush() == "555"
+
+
+def test_first_word_goes_out_with_the_next_token() -> None:
+    redactor = StreamRedactor()
+    assert redactor.feed("The") == ""  # may still grow into an address ("Theo@…")
+    assert redactor.feed(" hotel") == "The "
+    assert redactor.feed(" limit") == "hotel "
+
+
+def test_two_capitals_may_open_a_nino_and_are_held() -> None:
+    text = "Is AB 12 34 56 C yours? No CE here."
+    redactor = StreamRedactor()
+    pieces = [redactor.feed(t) for t in ["Is", " AB", " 12", " 34", " 56"]]
+    assert "".join(pieces) == "Is "  # "AB" could open an insurance number: nothing after "Is " goes out yet
+    pieces += [redactor.feed(t) for t in [" C", " yours?", " No", " CE here."]] + [redactor.flush()]
+    assert_never_leaks(pieces, text)
+    assert "".join(pieces) == redact(text)[0] == "Is [UK_NINO] yours? No CE here."
+
+
+SHORT_WORDS = (
+    "So do it by mail to al@x.example or by the IBAN DE89 3704 0044 0532 0130 00 in a day. Is AB 12 34 56 C ok? "
+    "We ask the AB at 415 555 0100 or the 4111 1111 1111 1111 card on it."
+)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_short_words_before_pii_never_let_it_out(seed: int) -> None:
+    rng = random.Random(seed)
+    pieces, out = stream(SHORT_WORDS, [rng.randint(1, 5) for _ in range(len(SHORT_WORDS))])
+    assert_never_leaks(pieces, SHORT_WORDS)
+    assert out == redact(SHORT_WORDS)[0]
