@@ -52,11 +52,16 @@ async def run_script(base: str) -> list[Turn]:
         return [await stream_turn(c, f"{base}/api/chat/stream", body) for body in bodies]
 
 
+def raw_settings(run: EmbeddedRun) -> Settings:
+    """The app's llama.cpp settings for this run, with a data dir of its own (saved slots land there)."""
+    return Settings(embedded_ctx=run.ctx, embedded_threads=run.threads, data_dir=run.root / "raw")
+
+
 def replay(calls: list[dict], run: EmbeddedRun, log_path: Path) -> list[dict]:
     """Replay every recorded call, in order and to completion, on a fresh llama.cpp server."""
     fresh = httpx.Limits(max_keepalive_connections=0)  # llama.cpp may drop idle keep-alive connections
     with (
-        raw_server(run.model_path, run.ctx, run.threads, log_path) as url,
+        raw_server(run.model_path, raw_settings(run), log_path) as url,
         httpx.Client(timeout=900, limits=fresh) as http,
     ):
         return [raw_completion(http, url, c["payload"]) for c in calls]

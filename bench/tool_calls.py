@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     log_path = args.json.with_suffix(".llama.log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    with raw_server(path, 2048, settings.embedded_threads, log_path) as url:
+    raw = settings.model_copy(update={"embedded_ctx": 1024, "data_dir": log_path.parent / "tool_calls-data"})
+    with raw_server(path, raw, log_path) as url:
         rows = asyncio.run(ask_all(args.model, url, settings, args.tries))
     wall = time.perf_counter() - started
     body = [[r["question"], f"{r['tool_calls']}/{r['tries']}", report.secs(r["seconds"])] for r in rows]

@@ -11,6 +11,7 @@ import httpx
 from httpx_sse import connect_sse
 
 from backend.llm.embedded import llama_server
+from backend.settings import Settings
 
 # "slot print_timing: id  1 | task 9 | prompt eval time =  301.94 ms /  6 tokens (...)" and "... | eval time = ..."
 TIMING_RE = re.compile(r"id\s+(\d+) \| task (\d+) \|\s+(prompt eval|eval) time =\s*([\d.]+) ms /\s*(\d+) tokens")
@@ -72,9 +73,10 @@ def stderr_to(path: Path | None) -> Iterator[None]:
 
 
 @contextmanager
-def raw_server(model_path: Path, ctx: int, threads: int, log_path: Path) -> Iterator[str]:
-    """The product's llama.cpp server (same slots, ctx and prompt cache) logging to log_path; yields its URL."""
-    with stderr_to(log_path), llama_server(model_path, ctx, threads) as url:
+def raw_server(model_path: Path, settings: Settings, log_path: Path) -> Iterator[str]:
+    """The product's llama.cpp server (same slots, ctx and prompt cache as `settings` give) logging to log_path;
+    yields its URL."""
+    with stderr_to(log_path), llama_server(model_path, settings) as url:
         yield url
 
 

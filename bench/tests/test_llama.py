@@ -1,6 +1,11 @@
 from pathlib import Path
 
-from bench.lib.llama import LlamaLog, parse_timings
+import httpx
+import pytest
+
+from backend.llm.model_files import MODELS, ensure_model
+from backend.settings import Settings
+from bench.lib.llama import LlamaLog, parse_timings, raw_completion, raw_server
 
 RECORDED = Path(__file__).with_name("llama-server.log")  # xllamacpp's llama.cpp server, two requests on slot 1
 
@@ -55,3 +60,15 @@ def test_a_task_has_its_whole_prompt_and_the_part_evaluated():
     )
     row = parse_timings(log)[0]
     assert (row["prompt_tokens"], row["evaluated"], row["decoded"]) == (1250, 14, 10)
+
+
+@pytest.mark.embedded_model
+def test_the_raw_server_serves_the_model_with_the_apps_settings_and_times_a_reply(tmp_path):
+    settings = Settings(embedded_model="qwen2.5-coder-0.5b", embedded_ctx=512, data_dir=tmp_path / "data")
+    path = ensure_model(MODELS[settings.embedded_model], settings.cache_dir)
+    log = tmp_path / "llama.log"
+    with raw_server(path, settings, log) as url, httpx.Client(timeout=120) as http:
+        body = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4, "temperature": 0}
+        reply = raw_completion(http, url, body)
+    assert reply["ttft_s"] > 0 and reply["completion_tokens"] >= 1
+    assert [c["evaluated"] for c in LlamaLog(log).calls()] == [reply["prompt_n"]]
