@@ -2,7 +2,11 @@
 
 One run per model, alone on the machine: the app on the embedded model over the sample corpus, each turn through
 `POST /api/chat/stream`, with llama.cpp's own log read after every turn for the prompt tokens of each model call
-(all of them, and the part evaluated rather than taken from the KV cache) and its prompt-evaluation time.
+(all of them, and the part evaluated rather than taken from the KV cache) and its prompt-evaluation time. The app
+runs with the call recorder (bench.lib.recorder), so each turn's answer call is timed where the app makes it: the
+model's own time to first token for the identical final prompt, in the slot's cache state at that moment, and
+Ragline's share of the API's time to first token is everything else (the steps before the call, and after the
+model's first token the PII gate and the SSE frame).
 
 Sequence on thread A: first turn, follow-up; then first turns on B and C (with 2 slots, the third conversation
 evicts A's slot); A's follow-up after the switch; the server is restarted on the same data dir; A's follow-up
@@ -19,6 +23,7 @@ from pathlib import Path
 
 from bench.lib import SAMPLE_DOCS, report
 from bench.lib.llama import LlamaLog
+from bench.lib.recorder import FACTORY, recorded_calls
 from bench.lib.server import serve_in_process
 from bench.lib.sse import Turn, client, stream_turn
 from bench.lib.stats import median, ratio
@@ -41,10 +46,19 @@ async def ask(base: str, thread: str, message: str) -> Turn:
         return await stream_turn(c, f"{base}/api/chat/stream", {"message": message, "thread_id": thread, "mode": "rag"})
 
 
-def measured(label: str, turn: Turn, calls: list[dict]) -> dict:
-    """A turn's TTFT next to llama.cpp's prompt time and tokens for the model calls made before its first token."""
+def answer_call(turn: Turn, recorded: list[dict]) -> dict | None:
+    """The generator's model call of this turn, as the recorder stamped it (time.monotonic() of the app process, the
+    same clock as the client's on Linux)."""
+    return next((c for c in reversed(recorded) if c["node"] == "generator" and c["t_start"] >= turn.t_send), None)
+
+
+def measured(label: str, turn: Turn, calls: list[dict], recorded: list[dict] | None = None) -> dict:
+    """A turn's TTFT next to llama.cpp's prompt time and tokens for the model calls made before its first token,
+    and next to the answer call's own time to first token (the same prompt, seen from where the app sends it)."""
     first = turn.ttft
     generator_start = next((t for n, d, t in turn.events if n == "status" and d.get("node") == "generator"), None)
+    call = answer_call(turn, recorded or [])
+    model_ttft = call["t_first_token"] - call["t_start"] if call and call["t_first_token"] else None
     return {
         "turn": label,
         "ttft_s": first,
@@ -53,6 +67,9 @@ def measured(label: str, turn: Turn, calls: list[dict]) -> dict:
         "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in calls),
         "evaluated_tokens": sum(c.get("evaluated", 0) for c in calls),
         "llama_prompt_s": sum(c.get("prompt_ms", 0.0) for c in calls) / 1000,
+        "model_ttft_s": model_ttft,
+        "ragline_s": first - model_ttft if first is not None and model_ttft is not None else None,
+        "before_model_s": call["t_start"] - turn.t_send if call else None,
         "answer": ((turn.done or {}).get("answer") or turn.error or "")[:60],
     }
 
@@ -64,11 +81,11 @@ def run_model(model: str, root: Path) -> dict:
     def turn(base: str, log: LlamaLog, label: str, thread: str, message: str) -> None:
         done = asyncio.run(ask(base, thread, message))
         time.sleep(0.5)  # let llama.cpp write the timing lines of the calls made during the turn
-        rows.append(measured(label, done, log.calls()))
+        rows.append(measured(label, done, log.calls(), recorded_calls(base)))
         report.progress(f"{model}: {label}: ttft {report.secs(rows[-1]['ttft_s'])}")
 
     report.progress(f"{model}: starting the app and ingesting the sample corpus")
-    with serve_in_process(env, [SAMPLE_DOCS], timeout=600) as (base, proc):
+    with serve_in_process(env, [SAMPLE_DOCS], FACTORY, timeout=600) as (base, proc):
         log = LlamaLog(proc.log_path)
         turn(base, log, "warm-up (not counted)", "W", "Write one sentence about the sea.")
         turn(base, log, "first turn", *A_FIRST)
@@ -77,7 +94,7 @@ def run_model(model: str, root: Path) -> dict:
             turn(base, log, f"first turn on {thread}", thread, message)
         turn(base, log, "follow-up after switching back", *A_AFTER_SWITCH)
     kv_files = sorted(p.stat().st_size for p in (root / model / "data" / "kv").glob("*.bin"))
-    with serve_in_process(env, timeout=600) as (base, proc):
+    with serve_in_process(env, factory=FACTORY, timeout=600) as (base, proc):
         log = LlamaLog(proc.log_path)
         turn(base, log, "follow-up after a restart", *A_AFTER_RESTART)
 
@@ -109,15 +126,23 @@ def run_model(model: str, root: Path) -> dict:
     }
 
 
+def share(turn: dict) -> str:
+    """Ragline's share of the turn's TTFT, in percent."""
+    own, ttft = turn.get("ragline_s"), turn.get("ttft_s")
+    return "-" if own is None or not ttft else f"{100 * own / ttft:.1f}%"
+
+
 def render(results: list[dict], markdown: bool) -> str:
     out = []
     for r in results:
         rows = [
             [t["turn"], report.secs(t["ttft_s"]), report.times(t["ratio_to_first"], 2), t["prompt_tokens"],
-             t["evaluated_tokens"], report.secs(t["llama_prompt_s"]), report.secs(t["queue_wait_s"])]
+             t["evaluated_tokens"], report.secs(t["llama_prompt_s"]), report.secs(t.get("model_ttft_s")),
+             report.secs(t.get("ragline_s")), share(t), report.secs(t.get("before_model_s"))]
             for t in r["turns"]
         ]  # fmt: skip
-        headers = ["turn", "TTFT", "÷ first", "prompt tok", "evaluated", "llama prompt", "generator starts"]
+        headers = ["turn", "TTFT", "÷ first", "prompt tok", "evaluated", "llama prompt", "model TTFT", "Ragline",
+                   "Ragline %", "model call starts"]  # fmt: skip
         out.append(report.table(f"{r['model']}: one conversation", headers, rows, markdown))
         kv = r["kv_cache_files"]
         out.append(
