@@ -37,10 +37,15 @@ class KVCache:
 
     async def restore(self, slot: int, thread_id: str) -> int:
         """Load the thread's saved state into the slot if it was not served since start; tokens restored (0: none)."""
-        if thread_id in self.warm or not (self.folder / self.filename(thread_id)).exists():
-            self.warm.add(thread_id)
+        if thread_id in self.warm:
             return 0
         self.warm.add(thread_id)
+        return await self.load(slot, thread_id)
+
+    async def load(self, slot: int, thread_id: str) -> int:
+        """Load the saved state into the slot; tokens restored (0: no file, or llama.cpp refused it)."""
+        if not (self.folder / self.filename(thread_id)).exists():
+            return 0
         reply = await self._slot_call(slot, "restore", thread_id)
         if reply is None:
             return 0

@@ -3,10 +3,14 @@
 Every prompt starts with the same system prompt, but a slot only caches what it has evaluated: on a fresh server
 the first turn of each slot would prefill it (about 220 tokens, 5 s on the 1.5B model on 2 cores). One request
 per slot that stops after one token leaves the system prompt and the chat template's user header in the slot's KV
-cache, so first turns evaluate only their passages and question. The requests run as background work of the model
-gate: a turn that starts cancels them.
+cache, so first turns evaluate only their passages and question. The first slot primed is saved (llama.cpp's slot
+save, keyed like a thread's file on the model, the layout and here the system prompt's text); every other slot, and
+every slot after a restart, restores that file instead of evaluating, which takes milliseconds rather than a batch
+of seconds that a turn arriving right after the start would have to wait for. The work runs as background work of
+the model gate: a turn that starts cancels it.
 """
 
+import hashlib
 import logging
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -16,21 +20,32 @@ from backend.llm.factory import Models
 log = logging.getLogger(__name__)
 
 
+def primed_state(system: str) -> str:
+    """The name the primed slot is saved under (as a thread id: KVCache hashes it into a file name)."""
+    return f"system prompt {hashlib.sha256(system.encode()).hexdigest()[:16]}"
+
+
 async def prime_slots(models: Models, system: str) -> int:
-    """Evaluate the system prompt in every free slot; the number of slots primed."""
+    """Restore or evaluate the system prompt in every free slot; the number of slots primed."""
     if not models.pin_slots:
         return 0
     primed: set[int] = set()
+    saved = primed_state(system)
     for _ in range(models.gate.size):
         async with models.gate.background() as slot:
             if slot is None or slot < 0 or slot in primed:  # busy, or the others are taken by turns already
                 break
+            if models.kv is not None and await models.kv.load(slot, saved):
+                primed.add(slot)
+                continue
             model = models.chat_model.bind(extra_body={"id_slot": slot, "cache_prompt": True}, max_tokens=1)
             try:
                 await model.ainvoke([SystemMessage(content=system), HumanMessage(content=".")])
             except Exception as exc:  # priming only saves time: never let it stop the server
                 log.warning("could not prime slot %d with the system prompt: %s", slot, exc)
                 break
+            if models.kv is not None:
+                await models.kv.save(slot, saved)
             primed.add(slot)
     log.info("system prompt cached in %d slot(s)", len(primed))
     return len(primed)

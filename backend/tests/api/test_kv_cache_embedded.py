@@ -59,7 +59,9 @@ def in_slot(call: dict) -> int:
     return call["prompt_tokens"] + call["decoded"] - 1
 
 
-def test_first_turns_find_the_system_prompt_already_cached(tmp_path):
+def test_first_turns_find_the_system_prompt_already_cached_and_a_restart_restores_it_instead_of_evaluating(
+    tmp_path, caplog
+):
     log_path = tmp_path / "llama.log"
     app = create_app(settings(tmp_path / "data"))
     with stderr_to(log_path), serve_in_thread(app) as url:
@@ -74,6 +76,19 @@ def test_first_turns_find_the_system_prompt_already_cached(tmp_path):
     assert done["answer"]
     # the first turn of a fresh server evaluates its question, not the system prompt again
     assert first["evaluated"] < first["prompt_tokens"] - 100, first
+
+    log.offset = log_path.stat().st_size
+    caplog.set_level(logging.INFO, logger="backend.llm.prime")
+    with stderr_to(log_path), serve_in_thread(create_app(settings(tmp_path / "data"))) as url:
+        deadline = time.monotonic() + 120
+        while "system prompt cached in 1 slot" not in caplog.text:
+            assert time.monotonic() < deadline, "the slot was not primed after the restart"
+            time.sleep(0.1)
+        startup = log.calls()  # what llama.cpp evaluated while the slot was primed: nothing, it was restored
+        ask(url, "Write one sentence about the moon.", "restarted")
+        after_restart = last_call(log)
+    assert startup == [], startup
+    assert after_restart["evaluated"] < after_restart["prompt_tokens"] - 100, after_restart
 
 
 def test_follow_ups_come_from_the_kv_cache_also_after_a_restart_and_the_cache_goes_with_its_thread(tmp_path, caplog):

@@ -32,3 +32,50 @@ async def test_nothing_is_primed_while_a_turn_runs():
 async def test_backends_without_slots_are_not_primed():
     m, chat = models(0, pin=False)
     assert await prime_slots(m, "SYSTEM") == 0 and chat.calls == []
+
+
+class FakeSlotFiles:
+    """A fake of KVCache's load and save: slot states kept by name in a dict, no llama.cpp."""
+
+    def __init__(self) -> None:
+        self.files: set[str] = set()
+        self.loaded: list[int] = []
+
+    async def load(self, slot: int, name: str) -> int:
+        if name not in self.files:
+            return 0
+        self.loaded.append(slot)
+        return 200
+
+    async def save(self, slot: int, name: str) -> int:
+        self.files.add(name)
+        return 1
+
+
+async def test_the_first_slot_evaluated_is_saved_and_the_others_restore_it():
+    m, chat = models(2)
+    m.kv = FakeSlotFiles()
+    assert await prime_slots(m, "SYSTEM") == 2
+    assert len(chat.calls) == 1 and m.kv.loaded == [1]  # slot 0 evaluated the prompt, slot 1 read its file
+
+
+async def test_after_a_restart_every_slot_restores_and_nothing_is_evaluated():
+    files = FakeSlotFiles()
+    first, _ = models(2)
+    first.kv = files
+    await prime_slots(first, "SYSTEM")
+    again, chat = models(2)
+    again.kv = files
+    assert await prime_slots(again, "SYSTEM") == 2
+    assert chat.calls == [] and sorted(files.loaded) == [0, 1, 1]
+
+
+async def test_another_system_prompt_is_not_restored_from_the_old_file():
+    files = FakeSlotFiles()
+    m, _ = models(2)
+    m.kv = files
+    await prime_slots(m, "SYSTEM")
+    other, chat = models(2)
+    other.kv = files
+    await prime_slots(other, "ANOTHER SYSTEM PROMPT")
+    assert len(chat.calls) == 1
