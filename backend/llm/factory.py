@@ -15,8 +15,16 @@ from backend.llm.gate import ModelGate
 from backend.llm.kv_cache import KVCache
 from backend.llm.model_files import MODELS, ensure_model, file_tag
 from backend.llm.ollama import ollama_chat_model, ollama_embeddings
-from backend.rag.embeddings import OfflineMiniLM, OllamaEmbeddingFunction, ensure_onnx_files
+from backend.llm.openai_compat import openai_chat_model, openai_embeddings
+from backend.rag.embeddings import (
+    OfflineMiniLM,
+    OllamaEmbeddingFunction,
+    OpenAIEmbeddingFunction,
+    ensure_onnx_files,
+)
 from backend.settings import Settings
+
+MINILM = "all-MiniLM-L6-v2"
 
 
 @dataclass
@@ -34,11 +42,19 @@ class Models:
     base_url: str = ""  # the embedded llama.cpp server
 
 
+def uses_minilm(settings: Settings) -> bool:
+    """Whether documents are embedded by the offline MiniLM: not on Ollama, nor on an OpenAI-compatible server
+    with an embedding model configured."""
+    return settings.llm_backend != "ollama" and not (settings.llm_backend == "openai" and settings.openai_embed_model)
+
+
 def embedding_function(settings: Settings) -> tuple[Any, str]:
     """The Chroma embedding function for the chosen backend and its model name (may fetch the ONNX files)."""
+    if uses_minilm(settings):
+        return OfflineMiniLM(ensure_onnx_files(settings.cache_dir)), MINILM
     if settings.llm_backend == "ollama":
         return OllamaEmbeddingFunction(ollama_embeddings(settings)), settings.ollama_embed_model
-    return OfflineMiniLM(ensure_onnx_files(settings.cache_dir)), "all-MiniLM-L6-v2"
+    return OpenAIEmbeddingFunction(openai_embeddings(settings)), settings.openai_embed_model
 
 
 def embedded_model_file(settings: Settings) -> tuple[Path, str, str]:
@@ -52,12 +68,15 @@ def embedded_model_file(settings: Settings) -> tuple[Path, str, str]:
 
 @asynccontextmanager
 async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Models]:
-    """Start (embedded) or connect (ollama, fake) the models; stop them on exit. `layout` names the prompt layout
-    that saved KV caches are keyed on."""
+    """Start (embedded) or connect (ollama, openai, fake) the models; stop them on exit. `layout` names the prompt
+    layout that saved KV caches are keyed on."""
     embed, embed_name = await asyncio.to_thread(embedding_function, settings)
     gate = ModelGate(settings.concurrency)
     if settings.llm_backend == "ollama":
         yield Models("ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, embed_name, gate)
+        return
+    if settings.llm_backend == "openai":
+        yield Models("openai", settings.openai_chat_model, openai_chat_model(settings), embed, embed_name, gate)
         return
     if settings.llm_backend == "fake":
         chat = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)

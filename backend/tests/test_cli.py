@@ -48,6 +48,13 @@ def test_a_gguf_path_that_is_missing_or_not_gguf_is_refused_naming_the_variable(
     assert "Traceback" not in message
 
 
+def test_the_openai_backend_without_a_chat_model_is_refused_naming_the_variable(monkeypatch):
+    monkeypatch.setenv("RAG_LLM_BACKEND", "openai")
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve"])
+    assert "RAG_OPENAI_CHAT_MODEL: required with RAG_LLM_BACKEND=openai" in str(exit_.value.code)
+
+
 def test_a_rule_across_settings_is_reported_in_its_own_words(monkeypatch):
     monkeypatch.setenv("RAG_CHUNK_OVERLAP_TOKENS", "300")
     with pytest.raises(SystemExit) as exit_:
@@ -63,3 +70,12 @@ def test_prepare_with_a_gguf_path_names_the_file_and_fetches_no_bundled_model(mo
     monkeypatch.setattr(cli, "ensure_model", lambda *a: pytest.fail("the bundled model was fetched"))
     main(["prepare"])
     assert f"chat model: {path}" in capsys.readouterr().out
+
+
+def test_prepare_on_an_openai_server_with_its_embedding_model_fetches_nothing(monkeypatch, capsys):
+    for name, value in {"LLM_BACKEND": "openai", "OPENAI_CHAT_MODEL": "qwen", "OPENAI_EMBED_MODEL": "bge"}.items():
+        monkeypatch.setenv(f"RAG_{name}", value)
+    monkeypatch.setattr(cli, "ensure_model", lambda *a: pytest.fail("a bundled model was fetched"))
+    monkeypatch.setattr(cli, "ensure_onnx_files", lambda *a: pytest.fail("the offline MiniLM was fetched"))
+    main(["prepare"])
+    assert capsys.readouterr().out == "chat model: qwen on http://127.0.0.1:8080/v1 (not fetched: the server runs it)\n"
