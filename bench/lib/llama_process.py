@@ -32,6 +32,8 @@ def serve(model: Path, ctx: int, parallel: int, threads: int, embedding: bool) -
     params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads or os.cpu_count() or 2
     params.port = 0
     params.embedding = embedding
+    if embedding:  # one vector per input, as /v1/embeddings returns it
+        params.pooling_type = int(xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN)
     server = xllamacpp.Server(params)
     print(server.listening_address, flush=True)
     signal.sigwait({signal.SIGTERM, signal.SIGINT})

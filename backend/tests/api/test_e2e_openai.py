@@ -15,26 +15,31 @@ from backend.llm.model_files import MODELS
 from backend.main import create_app
 from backend.settings import Settings
 from bench.lib.llama_process import LlamaProcess, serve_llama_process
-from bench.lib.server import serve_in_thread
+from bench.lib.server import asgi_client, serve_in_thread
 from bench.lib.sse import parse_sse
 
 pytestmark = pytest.mark.embedded_model
 
 STORY = "Write a long story about a lighthouse keeper and his cat."
+REFUNDS = "# Refunds\n\nAnnual plans can be refunded within 30 days of purchase. Monthly plans are not refundable."
+PARKING = "# Parking\n\nStaff park in the north lot. Visitors use the south lot next to reception."
 LAUNCH_RE = re.compile(r"slot launch_slot_: id\s+\d+ \| task (\d+) \| processing task")
 CANCEL_RE = re.compile(r"srv\s+stop: cancel task, id_task = (\d+)")  # llama.cpp saw the connection close
 
 
 @pytest.fixture(scope="module")
-def llama(tmp_path_factory) -> Iterator[LlamaProcess]:
-    """The llama.cpp server, one slot and one thread (the other core runs Ragline), logging to a file."""
+def model_file() -> Path:
     model = Settings(_env_file=None).cache_dir / "models" / MODELS["qwen2.5-coder-0.5b"].filename
     if not model.exists():
-        pytest.fail(
-            f"{model} is missing: run RAG_LLM_BACKEND=fake python -m backend.cli prepare --model qwen2.5-coder-0.5b"
-        )
+        pytest.fail(f"{model} is missing: run python -m backend.cli prepare --model qwen2.5-coder-0.5b")
+    return model
+
+
+@pytest.fixture(scope="module")
+def llama(model_file, tmp_path_factory) -> Iterator[LlamaProcess]:
+    """The llama.cpp server, one slot and one thread (the other core runs Ragline), logging to a file."""
     log = tmp_path_factory.mktemp("llama") / "llama.log"
-    with serve_llama_process(model, log, ctx=2048, threads=1) as proc:
+    with serve_llama_process(model_file, log, ctx=2048, threads=1) as proc:
         yield proc
 
 
@@ -101,3 +106,24 @@ def test_a_client_that_leaves_stops_the_llama_cpp_generation_within_a_second(lla
     assert LAUNCH_RE.findall(log) == CANCEL_RE.findall(log) != [], "llama.cpp did not cancel the request"
     assert stopped_after < 1.0, f"llama.cpp stopped {stopped_after:.2f} s after the client left"
     assert threads == []  # the cancelled turn was not recorded
+
+
+async def test_documents_and_questions_are_embedded_by_a_llama_cpp_embedding_server(llama, model_file, tmp_path):
+    """RAG_OPENAI_EMBED_MODEL with its own server: the vectors stored are the server's (896 numbers from the 0.5B
+    model, not the MiniLM's 384), and a search embeds the question there too."""
+    with serve_llama_process(model_file, tmp_path / "embed.log", ctx=512, threads=1, embedding=True) as embedder:
+        settings = ragline(
+            llama, tmp_path / "data", 12, openai_embed_model="qwen-embed", openai_embed_base_url=embedder.url
+        )
+        app = create_app(settings)
+        async with asgi_client(app) as client:
+            knowledge = app.state.services.knowledge
+            for name, text in (("refunds.md", REFUNDS), ("parking.md", PARKING)):
+                await knowledge.ingest_now(name, text.encode())
+            search = await client.post("/api/search", json={"query": "When can annual plans be refunded?", "k": 2})
+            health = (await client.get("/api/health")).json()
+            stored = knowledge.collection.get(include=["embeddings"])["embeddings"]
+
+    assert len(stored) == 2 and {len(v) for v in stored} == {896}
+    assert search.status_code == 200 and search.json()["results"][0]["document"] == "refunds.md"
+    assert health["embedding_model"] == "qwen-embed"
