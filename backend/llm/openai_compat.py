@@ -13,7 +13,7 @@ from langchain_core.outputs import ChatGenerationChunk
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from pydantic import PrivateAttr
 
-from backend.settings import Settings
+from backend.settings import Settings, public_url
 
 log = logging.getLogger(__name__)
 NO_KEY = "unset"  # sent when no key is configured: the SDK needs one, and OPENAI_API_KEY must never leak to a server
@@ -66,7 +66,7 @@ class CompatChatOpenAI(ChatOpenAI):
         log.warning(
             "%s refused a request with tools (%s: %s); answering without tools from now on "
             "(RAG_TOOL_CALLING=off skips the attempt)",
-            self.openai_api_base,
+            public_url(self.openai_api_base or ""),
             exc.status_code,
             exc.message,
         )
