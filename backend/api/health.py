@@ -28,6 +28,7 @@ async def health(services: ServicesDep) -> dict:
         "status": "ok",
         "backend": services.models.backend,
         "model": services.models.model,
+        "model_server": services.deps.settings.model_server,
         "embedding_model": services.models.embedding_model,
         "reranker": services.knowledge.reranker.name,
         "documents": sum(1 for d in documents if d.version > 0),

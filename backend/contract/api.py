@@ -143,8 +143,13 @@ class Health(BaseModel):
     """Body of GET /api/health."""
 
     status: str
-    backend: str
-    model: str
+    backend: str = Field(description="embedded, ollama, openai or fake")
+    model: str = Field(
+        description="The chat model: a bundled model's name, the file name of your GGUF model, or the server's model."
+    )
+    model_server: str | None = Field(
+        description="URL of the Ollama or OpenAI-compatible server the model runs on; null when Ragline runs it."
+    )
     embedding_model: str
     reranker: str
     documents: int

@@ -17,14 +17,16 @@ log = logging.getLogger(__name__)
 def llama_server(model_path: Path, settings: Settings) -> Iterator[str]:
     """Run llama.cpp's OpenAI-compatible server on a free loopback port; yields its base URL.
 
-    Each slot holds one conversation's KV cache; prompts are cached (`cache_prompt`), shifted prefixes reused
-    (`n_cache_reuse`), idle slots kept in a host-memory prompt cache (`cache_ram_mib`), and slots can be saved
-    to and restored from RAG_DATA_DIR/kv (`slot_save_path`).
+    Prompts are rendered with the chat template inside the GGUF file (llama.cpp's Jinja engine), so any chat model
+    works. Each slot holds one conversation's KV cache; prompts are cached (`cache_prompt`), shifted prefixes
+    reused (`n_cache_reuse`), idle slots kept in a host-memory prompt cache (`cache_ram_mib`), and slots can be
+    saved to and restored from RAG_DATA_DIR/kv (`slot_save_path`).
     """
     import xllamacpp  # loaded here: importing it pulls in the native library
 
     params = xllamacpp.CommonParams()
     params.model.path = str(model_path)
+    params.use_jinja = True  # the file's own chat template (xllamacpp's default too)
     params.n_ctx = settings.embedded_ctx * settings.embedded_slots
     params.n_parallel = settings.embedded_slots
     params.cpuparams.n_threads = settings.embedded_threads or os.cpu_count() or 2

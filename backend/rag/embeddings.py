@@ -1,4 +1,4 @@
-"""Embedding functions for Chroma: offline ONNX MiniLM from PyPI wheels, or Ollama."""
+"""Embedding functions for Chroma: offline ONNX MiniLM from PyPI wheels, Ollama, or an OpenAI-compatible server."""
 
 import json
 import logging
@@ -112,8 +112,8 @@ class OfflineMiniLM(ONNXMiniLM_L6_V2):
         return "onnx_mini_lm_l6_v2"
 
 
-class OllamaEmbeddingFunction(EmbeddingFunction[Documents]):
-    """Chroma embedding function backed by langchain-ollama's OllamaEmbeddings."""
+class LangChainEmbeddingFunction(EmbeddingFunction[Documents]):
+    """Chroma embedding function backed by a LangChain Embeddings; subclasses name the backend Chroma records."""
 
     def __init__(self, embeddings: Any) -> None:
         self._embeddings = embeddings
@@ -121,13 +121,26 @@ class OllamaEmbeddingFunction(EmbeddingFunction[Documents]):
     def __call__(self, input: Documents) -> Embeddings:
         return self._embeddings.embed_documents(list(input))
 
+    def get_config(self) -> dict[str, Any]:
+        url = getattr(self._embeddings, "base_url", None) or getattr(self._embeddings, "openai_api_base", "")
+        return {"model": getattr(self._embeddings, "model", ""), "url": url}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "LangChainEmbeddingFunction":
+        raise NotImplementedError("built by the server from its settings")
+
+
+class OllamaEmbeddingFunction(LangChainEmbeddingFunction):
+    """Embeddings from an Ollama host (langchain-ollama's OllamaEmbeddings)."""
+
     @staticmethod
     def name() -> str:
         return "ragline_ollama"
 
-    def get_config(self) -> dict[str, Any]:
-        return {"model": getattr(self._embeddings, "model", ""), "url": getattr(self._embeddings, "base_url", "")}
+
+class OpenAIEmbeddingFunction(LangChainEmbeddingFunction):
+    """Embeddings from an OpenAI-compatible server's /v1/embeddings (langchain-openai's OpenAIEmbeddings)."""
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "OllamaEmbeddingFunction":
-        raise NotImplementedError("built by the server from its settings")
+    def name() -> str:
+        return "ragline_openai"

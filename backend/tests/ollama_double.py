@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 from starlette.applications import Starlette
@@ -97,7 +97,49 @@ def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
     return {"function": {"name": call["name"], "arguments": call.get("arguments", {})}}
 
 
-class OllamaDouble:
+class ServedDouble:
+    """A Starlette app (`self.app`) served by uvicorn on a free port of 127.0.0.1 in a background thread."""
+
+    app: Starlette
+    base_url = ""
+    _server: uvicorn.Server | None = None
+    _thread: threading.Thread | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        """Serve on a free port of 127.0.0.1 until stop(); base_url is set when this returns."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        config = uvicorn.Config(
+            self.app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=2
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError(f"{type(self).__name__} did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Shut the server down and wait for its thread."""
+        if self._server and self._thread:
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class OllamaDouble(ServedDouble):
     """Fake Ollama: scripted /api/chat replies, hashed /api/embed vectors, /api/tags; records every request."""
 
     def __init__(self, models: tuple[str, ...] = (CHAT_MODEL, EMBED_MODEL)) -> None:
@@ -106,9 +148,6 @@ class OllamaDouble:
         self.default_reply = Reply()
         self._replies: list[Reply] = []
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self.base_url = ""
         self.app = Starlette(
             routes=[
                 Route("/", self._root, methods=["GET", "HEAD"]),
@@ -136,39 +175,6 @@ class OllamaDouble:
         """Paths of every recorded request, oldest first."""
         with self._lock:
             return [r.path for r in self.requests]
-
-    # --- lifecycle ------------------------------------------------------------------------
-
-    def start(self) -> "OllamaDouble":
-        """Serve on a free port of 127.0.0.1 until stop(); base_url is set when this returns."""
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        config = uvicorn.Config(
-            self.app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=2
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the Ollama double did not start")
-            time.sleep(0.01)
-        return self
-
-    def stop(self) -> None:
-        """Shut the server down and wait for its thread."""
-        if self._server and self._thread:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
-
-    def __enter__(self) -> "OllamaDouble":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # --- endpoints ------------------------------------------------------------------------
 

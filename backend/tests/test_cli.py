@@ -2,7 +2,17 @@
 
 import pytest
 
+from backend import cli
 from backend.cli import main
+from backend.settings import get_settings
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings(no_model_env):
+    """Each test reads its own RAG_* environment (get_settings caches), none of the caller's."""
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
 
 
 def test_invalid_settings_name_each_variable_and_exit_without_a_traceback(monkeypatch):
@@ -14,3 +24,58 @@ def test_invalid_settings_name_each_variable_and_exit_without_a_traceback(monkey
     assert message.startswith("error: invalid settings")
     assert "RAG_PROMPT_STYLE: Input should be 'plain', 'example' or 'quote' (got 'fancy')" in message
     assert "RAG_RELEVANCE_FLOOR: Input should be less than or equal to 1 (got '5')" in message
+
+
+@pytest.mark.parametrize(
+    ("contents", "problem"),
+    [
+        (None, "no such file"),
+        (b"PK\x03\x04 a zip, not a model", "not a GGUF model file"),
+    ],
+)
+def test_a_gguf_path_that_is_missing_or_not_gguf_is_refused_naming_the_variable(
+    monkeypatch, tmp_path, contents, problem
+):
+    path = tmp_path / "model.gguf"
+    if contents is not None:
+        path.write_bytes(contents)
+    monkeypatch.setenv("RAG_EMBEDDED_MODEL_PATH", str(path))
+    with pytest.raises(SystemExit) as exit_:
+        main(["prepare"])
+    message = str(exit_.value.code)
+    assert message.startswith("error: invalid settings\n")
+    assert f"RAG_EMBEDDED_MODEL_PATH: {problem}" in message and str(path) in message
+    assert "Traceback" not in message
+
+
+def test_the_openai_backend_without_a_chat_model_is_refused_naming_the_variable(monkeypatch):
+    monkeypatch.setenv("RAG_LLM_BACKEND", "openai")
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve"])
+    assert "RAG_OPENAI_CHAT_MODEL: required with RAG_LLM_BACKEND=openai" in str(exit_.value.code)
+
+
+def test_a_rule_across_settings_is_reported_in_its_own_words(monkeypatch):
+    monkeypatch.setenv("RAG_CHUNK_OVERLAP_TOKENS", "300")
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve"])
+    rule = "RAG_CHUNK_OVERLAP_TOKENS must be smaller than RAG_CHUNK_TARGET_TOKENS"
+    assert str(exit_.value.code).splitlines()[1] == rule
+
+
+def test_prepare_with_a_gguf_path_names_the_file_and_fetches_no_bundled_model(monkeypatch, tmp_path, capsys):
+    path = tmp_path / "my-model.gguf"
+    path.write_bytes(b"GGUF" + bytes(1000))
+    monkeypatch.setenv("RAG_EMBEDDED_MODEL_PATH", str(path))
+    monkeypatch.setattr(cli, "ensure_model", lambda *a: pytest.fail("the bundled model was fetched"))
+    main(["prepare"])
+    assert f"chat model: {path}" in capsys.readouterr().out
+
+
+def test_prepare_on_an_openai_server_with_its_embedding_model_fetches_nothing(monkeypatch, capsys):
+    for name, value in {"LLM_BACKEND": "openai", "OPENAI_CHAT_MODEL": "qwen", "OPENAI_EMBED_MODEL": "bge"}.items():
+        monkeypatch.setenv(f"RAG_{name}", value)
+    monkeypatch.setattr(cli, "ensure_model", lambda *a: pytest.fail("a bundled model was fetched"))
+    monkeypatch.setattr(cli, "ensure_onnx_files", lambda *a: pytest.fail("the offline MiniLM was fetched"))
+    main(["prepare"])
+    assert capsys.readouterr().out == "chat model: qwen on http://127.0.0.1:8080/v1 (not fetched: the server runs it)\n"

@@ -89,3 +89,26 @@ def test_a_node_report_becomes_its_end_status_and_progress_changes_its_label():
 def test_bookkeeping_and_unknown_tasks_make_no_status():
     mapper = EventMapper()
     assert run(mapper, task_start("start_turn", {}), task_end("start_turn"), task_start("other", {})) == []
+
+
+def test_describe_error_connect_failure_names_the_openai_server_and_its_setting():
+    settings = {"llm_backend": "openai", "openai_chat_model": "m", "openai_base_url": "http://gpu:8000"}
+    err = describe_error(httpx.ConnectError("refused"), deps(**settings))
+    assert err.code == "model_unreachable"
+    assert "http://gpu:8000/v1" in err.message and "RAG_OPENAI_BASE_URL" in err.message
+
+
+def test_describe_error_embedded_failure_points_at_the_log_not_at_another_backends_setting():
+    err = describe_error(httpx.ConnectError("refused"), deps(llm_backend="embedded"))
+    assert err.code == "model_unreachable" and "embedded llama.cpp" in err.message and "RAG_" not in err.message
+
+
+def test_describe_error_finds_a_hang_up_under_the_sdks_connection_error():
+    try:
+        try:
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+        except httpx.RemoteProtocolError as cause:
+            raise ConnectionError("Connection error.") from cause
+    except ConnectionError as exc:
+        err = describe_error(exc, deps(llm_backend="ollama", ollama_base_url="http://box:1"))
+    assert err.code == "model_error" and "http://box:1 broke off its answer" in err.message

@@ -13,7 +13,8 @@ export function useHealth(): { ok: boolean | null; label: string; detail: string
       const h = await api.health();
       setOk(true);
       setLabel(`${h.backend} · ${h.model}`);
-      setDetail(`${h.documents} documents, ${h.chunks} chunks; embeddings ${h.embedding_model}`);
+      const server = h.model_server ? ` at ${h.model_server}` : "";
+      setDetail(`${h.model}${server}; ${h.documents} documents, ${h.chunks} chunks; embeddings ${h.embedding_model}`);
     } catch (err) {
       setOk(false);
       setDetail(err instanceof Error ? err.message : String(err));

@@ -502,7 +502,10 @@ export interface components {
          * @description Body of GET /api/health.
          */
         Health: {
-            /** Backend */
+            /**
+             * Backend
+             * @description embedded, ollama, openai or fake
+             */
             backend: string;
             /** Chunks */
             chunks: number;
@@ -510,8 +513,16 @@ export interface components {
             documents: number;
             /** Embedding Model */
             embedding_model: string;
-            /** Model */
+            /**
+             * Model
+             * @description The chat model: a bundled model's name, the file name of your GGUF model, or the server's model.
+             */
             model: string;
+            /**
+             * Model Server
+             * @description URL of the Ollama or OpenAI-compatible server the model runs on; null when Ragline runs it.
+             */
+            model_server: string | null;
             /** Reranker */
             reranker: string;
             /** Status */

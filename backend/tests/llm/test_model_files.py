@@ -1,11 +1,12 @@
 import hashlib
 import logging
+import os
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from backend.llm.model_files import GgufModel, ModelFileError, ensure_model
+from backend.llm.model_files import GgufModel, ModelFileError, ensure_model, file_tag
 
 PARTS = [b"GGUF" + bytes(range(256)) * 40, bytes(reversed(range(256))) * 33]
 WHOLE = b"".join(PARTS)
@@ -55,3 +56,17 @@ def test_ensure_model_when_parts_wrong_then_clear_error_and_no_file(tmp_path):
         ensure_model(MODEL, tmp_path)
     assert not (tmp_path / "models" / MODEL.filename).exists()
     assert list((tmp_path / "models").glob("*.partial")) == []
+
+
+def test_file_tag_of_a_users_gguf_is_stable_and_changes_when_the_file_is_replaced_touched_or_renamed(tmp_path):
+    path = tmp_path / "mine.gguf"
+    path.write_bytes(WHOLE)
+    os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    tag = file_tag(path)
+    assert path.read_bytes() == WHOLE and file_tag(path) == tag and len(tag) == 12  # reading changes nothing
+    path.write_bytes(WHOLE[:-1] + b"x")  # same size, new contents
+    os.utime(path, ns=(1_700_000_000_000_000_001, 1_700_000_000_000_000_001))
+    assert file_tag(path) != tag
+    os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    assert file_tag(path) == tag  # name, size and time alone: the contents are never hashed
+    assert file_tag(path.rename(tmp_path / "other.gguf")) != tag

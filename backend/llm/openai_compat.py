@@ -1,0 +1,101 @@
+"""The openai backend: chat (and optionally embeddings) from any OpenAI-compatible server, such as vLLM,
+llama.cpp's server, LM Studio or LocalAI."""
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+import openai
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
+from langchain_openai import ChatOpenAI, OpenAIEmbeddings
+from pydantic import PrivateAttr
+
+from backend.settings import Settings, public_url
+
+log = logging.getLogger(__name__)
+NO_KEY = "unset"  # sent when no key is configured: the SDK needs one, and OPENAI_API_KEY must never leak to a server
+TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
+TOOLS_REFUSED = (400, 422, 501)  # how servers without tool support answer (vLLM needs --enable-auto-tool-choice)
+
+
+def api_key(settings: Settings) -> str:
+    """The configured key, or a placeholder that servers without keys ignore."""
+    return settings.openai_api_key.get_secret_value() if settings.openai_api_key else NO_KEY
+
+
+class CompatChatOpenAI(ChatOpenAI):
+    """ChatOpenAI for servers that may not support tools: when `tool_fallback` is set and the server refuses a
+    request with tools before answering, the request is sent again without them, and so are later ones."""
+
+    tool_fallback: bool = False
+    _tools_refused: bool = PrivateAttr(default=False)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """Stream the reply, dropping the tools when the server refuses them."""
+        if kwargs.get("tools") and self._tools_refused:
+            kwargs = {k: v for k, v in kwargs.items() if k not in TOOL_FIELDS}
+        async with aclosing(super()._astream(messages, stop, run_manager, **kwargs)) as stream:
+            try:
+                first = await anext(stream)
+            except StopAsyncIteration:
+                return
+            except openai.APIStatusError as exc:
+                if not (self.tool_fallback and kwargs.get("tools") and exc.status_code in TOOLS_REFUSED):
+                    raise
+                self._refuse_tools(exc)
+            else:
+                yield first
+                async for chunk in stream:
+                    yield chunk
+                return
+        without = {k: v for k, v in kwargs.items() if k not in TOOL_FIELDS}
+        async with aclosing(super()._astream(messages, stop, run_manager, **without)) as stream:
+            async for chunk in stream:
+                yield chunk
+
+    def _refuse_tools(self, exc: openai.APIStatusError) -> None:
+        log.warning(
+            "%s refused a request with tools (%s: %s); answering without tools from now on "
+            "(RAG_TOOL_CALLING=off skips the attempt)",
+            public_url(self.openai_api_base or ""),
+            exc.status_code,
+            exc.message,
+        )
+        self._tools_refused = True
+
+
+def openai_chat_model(settings: Settings) -> CompatChatOpenAI:
+    """A streaming chat model on the configured server; no retries (an error reaches the client at once)."""
+    return CompatChatOpenAI(
+        base_url=settings.openai_base_url,
+        api_key=api_key(settings),
+        model=settings.openai_chat_model,
+        temperature=settings.temperature,
+        max_tokens=settings.max_answer_tokens,
+        timeout=settings.llm_timeout_seconds,
+        max_retries=0,
+        streaming=True,
+        tool_fallback=settings.tool_calling == "auto",
+    )
+
+
+def openai_embeddings(settings: Settings) -> OpenAIEmbeddings:
+    """Embeddings from the embedding server's /v1/embeddings: raw text in (no tiktoken), floats out (not base64)."""
+    return OpenAIEmbeddings(
+        base_url=settings.openai_embed_url,
+        api_key=api_key(settings),
+        model=settings.openai_embed_model,
+        check_embedding_ctx_length=False,
+        model_kwargs={"encoding_format": "float"},
+        timeout=settings.llm_timeout_seconds,
+        max_retries=0,
+    )
