@@ -154,12 +154,16 @@ class ConversationStore:
         return await self._db.write(lambda c: c.execute(sql, (title, updated_at, thread_id, owner)).rowcount > 0)
 
     async def thread_for_key(self, key: str) -> str | None:
-        """The thread whose conversation hashes to key, or None."""
-        sql = "SELECT thread_id FROM conversation_keys WHERE key = ?"
+        """The one thread whose conversation hashes to key, or None (none, or several: ambiguous)."""
+        sql = "SELECT thread_id FROM conversation_keys WHERE key = ? AND thread_id != ''"
         rows = await self._db.read(lambda c: c.execute(sql, (key,)).fetchall())
         return rows[0][0] if rows else None
 
     async def remember_keys(self, keys: list[str], thread_id: str, created_at: str) -> None:
-        """Map each key to the thread (a key seen again now points at this thread)."""
-        sql = "INSERT OR REPLACE INTO conversation_keys (key, thread_id, created_at) VALUES (?, ?, ?)"
+        """Map each key to the thread; a key another thread already holds maps to neither from now on."""
+        sql = (
+            "INSERT INTO conversation_keys (key, thread_id, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE "
+            "SET thread_id = CASE WHEN thread_id = excluded.thread_id THEN thread_id ELSE '' END, "
+            "created_at = excluded.created_at"
+        )
         await self._db.write(lambda c: c.executemany(sql, [(k, thread_id, created_at) for k in keys]))
