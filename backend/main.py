@@ -2,13 +2,14 @@
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from backend.api import chat, documents, errors, health, search, threads
+from backend.api import chat, documents, errors, health, openai, search, threads
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.graph.builder import build_graph
@@ -76,12 +77,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The API application; settings default to the RAG_* environment."""
     app = FastAPI(title="Ragline", version="0.2.0", lifespan=lifespan)
     app.state.settings = settings or get_settings()
+    app.state.started_at = int(time.time())  # the `created` of the models in GET /v1/models
     if app.state.settings.cors_origins:
         app.add_middleware(
-            CORSMiddleware, allow_origins=app.state.settings.cors_origins, allow_methods=["*"], allow_headers=["*"]
+            CORSMiddleware,
+            allow_origins=app.state.settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=[openai.THREAD_HEADER],
         )
     errors.install(app)
-    for module in (chat, threads, documents, search, health):
+    for module in (chat, threads, documents, search, health, openai):
         app.include_router(module.router)
     install_openapi(app)
     return app

@@ -239,6 +239,17 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = Field(15.0, description="Seconds between SSE keep-alive pings.")
     cors_origins: list[str] = Field(default_factory=list, description="Browser origins allowed to call the API.")
 
+    # OpenAI-compatible API (/v1)
+    api_keys: SecretStr = Field(
+        SecretStr(""), description="Comma-separated keys /v1 accepts as `Authorization: Bearer`; empty: no key needed."
+    )
+    openai_status_events: bool = Field(
+        True, description="Stream each step's progress to /v1 clients as Open WebUI status lines (`event`)."
+    )
+    openai_chat_id_header: str = Field(
+        "X-OpenWebUI-Chat-Id", description="Header whose value names the thread of a /v1 request, after ours."
+    )
+
     @field_validator("embedded_model_path")
     @classmethod
     def _gguf_file(cls, path: Path | None) -> Path | None:
@@ -266,6 +277,11 @@ class Settings(BaseSettings):
         if self.chunk_overlap_tokens >= self.chunk_target_tokens:
             raise ValueError("RAG_CHUNK_OVERLAP_TOKENS must be smaller than RAG_CHUNK_TARGET_TOKENS")
         return self
+
+    @property
+    def api_key_list(self) -> list[str]:
+        """The keys /v1 accepts; none means /v1 needs no key."""
+        return [k.strip() for k in self.api_keys.get_secret_value().split(",") if k.strip()]
 
     @property
     def checkpoint_path(self) -> Path:

@@ -1,4 +1,8 @@
-"""Errors: every bad request becomes a 4xx JSON {"detail": "..."} saying what to fix, and routes declare them."""
+"""Errors: every bad request becomes a 4xx JSON {"detail": "..."} saying what to fix, and routes declare them.
+
+Under /v1 (the OpenAI-compatible API) the same errors take OpenAI's shape instead:
+{"error": {"message", "type", "param", "code"}}, so OpenAI clients and SDKs read them.
+"""
 
 import re
 from typing import Any
@@ -9,6 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.contract.api import ErrorBody
+from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIRequestError
 
 DESCRIPTIONS = {
     404: "No such object (or not yours).",
@@ -21,6 +26,32 @@ DESCRIPTIONS = {
 }
 
 
+OPENAI_PREFIX = "/v1"
+OPENAI_CODES = {400: "invalid_request", 401: "invalid_api_key", 404: "not_found", 405: "method_not_allowed"}
+
+
+def openai_error(status: int, message: str, param: str | None = None, code: str | None = None) -> JSONResponse:
+    """An OpenAI-shaped error response; 5xx are server errors, the rest invalid requests."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    detail = OpenAIErrorDetail(message=message, type=kind, param=param, code=code or OPENAI_CODES.get(status))
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(status_code=status, content=OpenAIError(error=detail).model_dump(), headers=headers)
+
+
+def is_openai(request: Request) -> bool:
+    """Whether the request is for the OpenAI-compatible API."""
+    path = request.url.path
+    return path == OPENAI_PREFIX or path.startswith(OPENAI_PREFIX + "/")
+
+
+def openai_param(loc: tuple) -> str:
+    """A validation error's location as OpenAI names parameters: messages[0].content."""
+    out = ""
+    for part in (p for p in loc if p != "body"):
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out
+
+
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` for the error codes a route can return, all with the one error body."""
     return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in codes}
@@ -31,7 +62,7 @@ def _where(loc: tuple) -> str:
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    """422 with one readable sentence per problem (malformed JSON, missing or wrong fields)."""
+    """422 with one readable sentence per problem (malformed JSON, missing or wrong fields); 400 under /v1."""
     problems = []
     for err in exc.errors():
         if err["type"] == "json_invalid":
@@ -40,11 +71,16 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
             problems.append("thread_id: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')")
         else:
             problems.append(f"{_where(tuple(err['loc']))}: {err['msg']}")
+    if is_openai(request):
+        first = exc.errors()[0] if exc.errors() else {}
+        return openai_error(400, "; ".join(problems), openai_param(tuple(first.get("loc", ()))) or None)
     return JSONResponse(status_code=422, content={"detail": "; ".join(problems)})
 
 
 async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     """The route's own errors as they are; a body that cannot be parsed (400 from the framework) becomes a 422."""
+    if is_openai(request):
+        return _openai_http_error(request, exc)
     if exc.status_code == 400:  # no route of ours answers 400: this is FastAPI or Starlette refusing the body
         if isinstance(exc.__cause__, UnicodeDecodeError):
             return JSONResponse(status_code=422, content={"detail": "body is not valid JSON: it is not UTF-8 text"})
@@ -56,6 +92,27 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> JSONRespo
         headers["Allow"] = ", ".join(allowed)
         detail = f"{request.method} is not allowed on {request.url.path}; use {' or '.join(allowed)}"
     return JSONResponse(status_code=exc.status_code, content={"detail": detail}, headers=headers)
+
+
+def _openai_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """The framework's errors under /v1 (no such route, wrong method, unreadable body) in OpenAI's shape."""
+    status, message = exc.status_code, exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    if status == 404:
+        message = f"no route {request.url.path}; the API has GET /v1/models and POST /v1/chat/completions"
+    if status == 405:
+        allowed = allowed_methods(request)
+        use = " or ".join(allowed)
+        response = openai_error(405, f"{request.method} is not allowed on {request.url.path}; use {use}")
+        response.headers["Allow"] = ", ".join(allowed)
+        return response
+    if status == 400:
+        message = f"body could not be read: {message}"
+    return openai_error(status, message)
+
+
+async def openai_request_error(request: Request, exc: OpenAIRequestError) -> JSONResponse:
+    """A /v1 route's refusal."""
+    return openai_error(exc.status, exc.message, exc.param, exc.code)
 
 
 def allowed_methods(request: Request) -> list[str]:
@@ -70,3 +127,4 @@ def install(app: FastAPI) -> None:
     """Register the handlers on the app."""
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(OpenAIRequestError, openai_request_error)  # type: ignore[arg-type]

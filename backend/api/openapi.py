@@ -1,4 +1,5 @@
-"""The OpenAPI schema as the API really behaves: one error body everywhere, and the SSE payloads documented."""
+"""The OpenAPI schema as the API really behaves: one error body per API (ErrorBody under /api, OpenAI's under /v1),
+and the SSE payloads documented."""
 
 from typing import Any
 
@@ -8,20 +9,34 @@ from pydantic.json_schema import models_json_schema
 
 from backend.contract.api import ErrorBody
 from backend.contract.events import SSE_EVENTS
+from backend.contract.openai import ChatCompletionChunk
 
 REF = "#/components/schemas/{model}"
 FASTAPI_422 = {"HTTPValidationError", "ValidationError"}
 
 
 def build_openapi(app: FastAPI) -> dict[str, Any]:
-    """The schema FastAPI generates, with its 422 list-of-errors body replaced by ErrorBody and SSE events added."""
+    """The schema FastAPI generates, with its 422 list-of-errors body replaced by ErrorBody and SSE events added.
+
+    /v1 answers a malformed request with 400 in OpenAI's shape, never 422; its routes need a bearer key when
+    RAG_API_KEYS is set.
+    """
     schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
-    models = [(m, "serialization") for m in (*SSE_EVENTS, ErrorBody)]
+    models = [(m, "serialization") for m in (*SSE_EVENTS, ErrorBody, ChatCompletionChunk)]
     _, extra = models_json_schema(models, ref_template=REF)  # type: ignore[arg-type]
     components.update(extra.get("$defs", {}))
     components["ChatStreamEvent"] = stream_event_schema()
     error_ref = {"$ref": REF.format(model="ErrorBody")}
+    keys = bool(app.state.settings.api_key_list)
+    if keys:
+        schema["components"]["securitySchemes"] = {"apiKey": {"type": "http", "scheme": "bearer"}}
+    for path, operations in schema["paths"].items():
+        if path.startswith("/v1/"):
+            for operation in operations.values():
+                operation["responses"].pop("422", None)
+                if keys:
+                    operation["security"] = [{"apiKey": []}]
     for operation in (op for path in schema["paths"].values() for op in path.values()):
         unprocessable = operation.get("responses", {}).get("422")
         if unprocessable:

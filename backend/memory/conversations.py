@@ -3,6 +3,9 @@
 The rows are a projection of the checkpoints: `record_turn` runs inside the transaction that commits a turn's
 final checkpoint (see store/checkpointer.py), and `delete_thread_rows` inside the one that deletes a thread's
 checkpoints. So the thread page, the export and the model's memory can never disagree, whatever is killed when.
+
+`conversation_keys` maps the hash of a conversation as an OpenAI client holds it (see backend/completions.py) to
+the thread that holds it, so the client's next request, which repeats that conversation, continues the thread.
 """
 
 import json
@@ -40,6 +43,12 @@ CREATE TABLE IF NOT EXISTS turns (
     created_at TEXT NOT NULL,
     PRIMARY KEY (thread_id, turn)
 );
+CREATE TABLE IF NOT EXISTS conversation_keys (
+    key TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS conversation_keys_thread ON conversation_keys(thread_id);
 """
 _ADDED_COLUMNS = {  # columns added after the first release, with their defaults for older rows
     "run_id": "TEXT NOT NULL DEFAULT ''",
@@ -95,6 +104,7 @@ def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
     """Checkpoint hook: remove a thread's rows in the transaction that deletes its checkpoints."""
     conn.execute("DELETE FROM turns WHERE thread_id = ?", (thread_id,))
     conn.execute("DELETE FROM threads WHERE thread_id = ?", (thread_id,))
+    conn.execute("DELETE FROM conversation_keys WHERE thread_id = ?", (thread_id,))
 
 
 def _dicts(cur: sqlite3.Cursor) -> list[dict]:
@@ -142,3 +152,18 @@ class ConversationStore:
         """Set a thread's title; False when the thread does not exist."""
         sql = "UPDATE threads SET title = ?, updated_at = ? WHERE thread_id = ? AND owner = ?"
         return await self._db.write(lambda c: c.execute(sql, (title, updated_at, thread_id, owner)).rowcount > 0)
+
+    async def thread_for_key(self, key: str) -> str | None:
+        """The one thread whose conversation hashes to key, or None (none, or several: ambiguous)."""
+        sql = "SELECT thread_id FROM conversation_keys WHERE key = ? AND thread_id != ''"
+        rows = await self._db.read(lambda c: c.execute(sql, (key,)).fetchall())
+        return rows[0][0] if rows else None
+
+    async def remember_keys(self, keys: list[str], thread_id: str, created_at: str) -> None:
+        """Map each key to the thread; a key another thread already holds maps to neither from now on."""
+        sql = (
+            "INSERT INTO conversation_keys (key, thread_id, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE "
+            "SET thread_id = CASE WHEN thread_id = excluded.thread_id THEN thread_id ELSE '' END, "
+            "created_at = excluded.created_at"
+        )
+        await self._db.write(lambda c: c.executemany(sql, [(k, thread_id, created_at) for k in keys]))

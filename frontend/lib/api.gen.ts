@@ -260,10 +260,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the conversation's last user message as a Ragline turn
+         * @description One turn: a completion, or with `stream: true` its chunks (status lines, tokens, a last chunk with sources).
+         */
+        post: operations["chat_completions_v1_chat_completions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models
+         * @description ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document>.
+         */
+        get: operations["list_models_v1_models_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * Annotation
+         * @description OpenAI's chat-completion annotation (one per cited source, at its first marker).
+         */
+        Annotation: {
+            /**
+             * Type
+             * @default url_citation
+             * @constant
+             */
+            type: "url_citation";
+            url_citation: components["schemas"]["UrlCitation"];
+        };
+        /**
+         * AssistantMessage
+         * @description The answer of a non-streamed completion (the final text, after any replacement).
+         */
+        AssistantMessage: {
+            /**
+             * Annotations
+             * @default []
+             */
+            annotations: components["schemas"]["Annotation"][];
+            /** Content */
+            content: string;
+            /** Refusal */
+            refusal?: null;
+            /**
+             * Role
+             * @default assistant
+             * @constant
+             */
+            role: "assistant";
+        };
         /** Body_upload_documents_api_documents_post */
         Body_upload_documents_api_documents_post: {
             /**
@@ -271,6 +345,120 @@ export interface components {
              * @description one or more documents
              */
             files: string[];
+        };
+        /**
+         * ChatCompletion
+         * @description Body of POST /v1/chat/completions when not streamed.
+         */
+        ChatCompletion: {
+            /** Choices */
+            choices: components["schemas"]["Choice"][];
+            /** Created */
+            created: number;
+            /** Id */
+            id: string;
+            /** Model */
+            model: string;
+            /**
+             * Object
+             * @default chat.completion
+             * @constant
+             */
+            object: "chat.completion";
+            ragline: components["schemas"]["RaglineInfo"];
+            usage: components["schemas"]["Usage"];
+        };
+        /**
+         * ChatCompletionChunk
+         * @description One `data:` line of a streamed completion (the stream ends with `data: [DONE]`).
+         */
+        ChatCompletionChunk: {
+            /** Choices */
+            choices: components["schemas"]["ChunkChoice"][];
+            /** Created */
+            created: number;
+            /** @default null */
+            event: components["schemas"]["StatusLine"] | null;
+            /** Id */
+            id: string;
+            /** Model */
+            model: string;
+            /**
+             * Object
+             * @default chat.completion.chunk
+             * @constant
+             */
+            object: "chat.completion.chunk";
+            /** @default null */
+            ragline: components["schemas"]["RaglineInfo"] | null;
+            /** @default null */
+            usage: components["schemas"]["Usage"] | null;
+        };
+        /**
+         * ChatCompletionRequest
+         * @description Body of POST /v1/chat/completions; parameters not listed here are accepted and ignored.
+         */
+        ChatCompletionRequest: {
+            /**
+             * Functions
+             * @description Not supported.
+             */
+            functions?: unknown[] | null;
+            /**
+             * Logprobs
+             * @description Not supported.
+             */
+            logprobs?: boolean | null;
+            /**
+             * Messages
+             * @description The whole conversation; the last message is the question.
+             */
+            messages: components["schemas"]["ChatMessage"][];
+            /**
+             * Metadata
+             * @description `thread_id` continues that Ragline thread.
+             */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Model
+             * @description ragline, ragline-chat or ragline:<document name> (GET /v1/models).
+             */
+            model: string;
+            /**
+             * N
+             * @description Only 1.
+             */
+            n?: number | null;
+            /**
+             * Stream
+             * @default false
+             */
+            stream: boolean | null;
+            stream_options?: components["schemas"]["StreamOptions"] | null;
+            /**
+             * Tools
+             * @description Not supported: Ragline's own tools only.
+             */
+            tools?: unknown[] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ChatMessage
+         * @description A message as OpenAI clients send it.
+         */
+        ChatMessage: {
+            /** Content */
+            content?: string | components["schemas"]["ContentPart"][] | null;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "system" | "developer" | "user" | "assistant" | "tool" | "function";
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ChatRequest
@@ -359,6 +547,48 @@ export interface components {
             event: "error";
         };
         /**
+         * Choice
+         * @description The one choice of a non-streamed completion.
+         */
+        Choice: {
+            /**
+             * Finish Reason
+             * @default stop
+             * @constant
+             */
+            finish_reason: "stop";
+            /**
+             * Index
+             * @default 0
+             */
+            index: number;
+            /** Logprobs */
+            logprobs?: null;
+            message: components["schemas"]["AssistantMessage"];
+        };
+        /**
+         * ChunkChoice
+         * @description The one choice of a stream chunk; finish_reason is null until the last chunk.
+         */
+        ChunkChoice: {
+            delta: components["schemas"]["Delta"];
+            /**
+             * Finish Reason
+             * @default null
+             */
+            finish_reason: "stop" | null;
+            /**
+             * Index
+             * @default 0
+             */
+            index: number;
+            /**
+             * Logprobs
+             * @default null
+             */
+            logprobs: null;
+        };
+        /**
          * CitationCheck
          * @description Ids the final answer cites, and citations removed because no such source was given.
          */
@@ -386,6 +616,39 @@ export interface components {
             reason: string;
             /** Sentence */
             sentence: string;
+        };
+        /**
+         * ContentPart
+         * @description One part of a message's content: {"type": "text", "text": ...}; other types are refused by the route.
+         */
+        ContentPart: {
+            /** Text */
+            text?: string | null;
+            /** Type */
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Delta
+         * @description What one stream chunk adds to the answer; absent fields are left out.
+         */
+        Delta: {
+            /**
+             * Annotations
+             * @default null
+             */
+            annotations: components["schemas"]["Annotation"][] | null;
+            /**
+             * Content
+             * @default null
+             */
+            content: string | null;
+            /**
+             * Role
+             * @default null
+             */
+            role: "assistant" | null;
         };
         /**
          * DocumentOut
@@ -582,6 +845,62 @@ export interface components {
             thread_id: string;
         };
         /**
+         * ModelCard
+         * @description One entry of GET /v1/models.
+         */
+        ModelCard: {
+            /** Created */
+            created: number;
+            /** Id */
+            id: string;
+            /**
+             * Object
+             * @default model
+             * @constant
+             */
+            object: "model";
+            /**
+             * Owned By
+             * @default ragline
+             */
+            owned_by: string;
+        };
+        /**
+         * ModelList
+         * @description Body of GET /v1/models.
+         */
+        ModelList: {
+            /** Data */
+            data: components["schemas"]["ModelCard"][];
+            /**
+             * Object
+             * @default list
+             * @constant
+             */
+            object: "list";
+        };
+        /**
+         * OpenAIError
+         * @description Every 4xx and 5xx of /v1, and a failed stream's last data line.
+         */
+        OpenAIError: {
+            error: components["schemas"]["OpenAIErrorDetail"];
+        };
+        /**
+         * OpenAIErrorDetail
+         * @description What went wrong: `param` names the request field, `code` is machine-readable.
+         */
+        OpenAIErrorDetail: {
+            /** Code */
+            code?: string | null;
+            /** Message */
+            message: string;
+            /** Param */
+            param?: string | null;
+            /** Type */
+            type: string;
+        };
+        /**
          * OutputCheck
          * @description The output guardrail's verdict on the final answer.
          */
@@ -638,10 +957,53 @@ export interface components {
             start?: number;
         };
         /**
+         * RaglineInfo
+         * @description Ragline's own part of a response: which thread answered, how it was found, the sources, a replacement.
+         */
+        RaglineInfo: {
+            /**
+             * Ignored System Messages
+             * @description system and developer messages, never given to the model.
+             */
+            ignored_system_messages: number;
+            /** @default null */
+            replace: components["schemas"]["Replacement"] | null;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Sources
+             * @default []
+             */
+            sources: components["schemas"]["PublicSource"][];
+            /**
+             * Thread From
+             * @description header: X-Ragline-Thread-Id; metadata: metadata.thread_id; chat_id_header: the Open WebUI chat id header; history: the earlier messages matched a thread's conversation; new: a new thread.
+             * @enum {string}
+             */
+            thread_from: "header" | "metadata" | "chat_id_header" | "history" | "new";
+            /** Thread Id */
+            thread_id: string;
+            /**
+             * Unmatched History
+             * @description The request carried earlier messages but no thread: they were not given to the model.
+             */
+            unmatched_history: boolean;
+        };
+        /**
          * ReplaceEvent
          * @description The final answer differs from the streamed tokens: show `text` instead, and why.
          */
         ReplaceEvent: {
+            /** Reason */
+            reason: string;
+            /** Text */
+            text: string;
+        };
+        /**
+         * Replacement
+         * @description The streamed answer was revised after streaming (citation repair, a not-found reply): the final text.
+         */
+        Replacement: {
             /** Reason */
             reason: string;
             /** Text */
@@ -711,6 +1073,16 @@ export interface components {
             sources: components["schemas"]["PublicSource"][];
         };
         /**
+         * StatusData
+         * @description Open WebUI's status event data: a line of progress, done=true when the step ended.
+         */
+        StatusData: {
+            /** Description */
+            description: string;
+            /** Done */
+            done: boolean;
+        };
+        /**
          * StatusEvent
          * @description A step of the turn starts, reports progress (a new label while it runs) or ends with what it decided.
          */
@@ -729,6 +1101,32 @@ export interface components {
              * @enum {string}
              */
             phase: "start" | "progress" | "end";
+        };
+        /**
+         * StatusLine
+         * @description Open WebUI's {"type": "status"} event, which it shows above the answer.
+         */
+        StatusLine: {
+            data: components["schemas"]["StatusData"];
+            /**
+             * Type
+             * @default status
+             * @constant
+             */
+            type: "status";
+        };
+        /**
+         * StreamOptions
+         * @description `stream_options`: only include_usage is read.
+         */
+        StreamOptions: {
+            /**
+             * Include Usage
+             * @default false
+             */
+            include_usage: boolean | null;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ThreadDetail
@@ -836,6 +1234,32 @@ export interface components {
             name: string;
             /** Status */
             status: number;
+        };
+        /**
+         * UrlCitation
+         * @description Where in the answer a source is cited (its marker's span) and where the source's document is.
+         */
+        UrlCitation: {
+            /** End Index */
+            end_index: number;
+            /** Start Index */
+            start_index: number;
+            /** Title */
+            title: string;
+            /** Url */
+            url: string;
+        };
+        /**
+         * Usage
+         * @description Token counts: Ragline's estimate (one token per 4 characters) of the question and of the answer.
+         */
+        Usage: {
+            /** Completion Tokens */
+            completion_tokens: number;
+            /** Prompt Tokens */
+            prompt_tokens: number;
+            /** Total Tokens */
+            total_tokens: number;
         };
         /**
          * Validation
@@ -1476,6 +1900,108 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    chat_completions_v1_chat_completions_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Continue (or start) this Ragline thread. */
+                "x-ragline-thread-id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion; with `stream: true`, server-sent `data:` lines of ChatCompletionChunk JSON ending with `data: [DONE]` (a failed turn's last line is an OpenAIError). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description The request cannot be answered (empty messages, last message not from the user, images, tools, n > 1, a message over RAG_MAX_MESSAGE_CHARS, a malformed body); `param` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description RAG_API_KEYS is set and the request has no `Authorization: Bearer` with one of them. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description No such model (GET /v1/models lists them). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The model server reported an error. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The model server could not be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    list_models_v1_models_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            /** @description RAG_API_KEYS is set and the request has no `Authorization: Bearer` with one of them. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };

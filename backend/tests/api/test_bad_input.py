@@ -93,14 +93,15 @@ async def test_wrong_method_gets_405_naming_every_method_the_path_accepts(client
     assert "GET" in response.json()["detail"] and "POST" in response.json()["detail"]
 
 
-async def test_every_4xx_in_the_schema_is_the_one_error_body(client):
+async def test_every_4xx_in_the_schema_is_the_one_error_body_of_its_api(client):
     schema = (await client.get("/openapi.json")).json()
     assert "HTTPValidationError" not in schema["components"]["schemas"]
     for path, operations in schema["paths"].items():
+        body = "/OpenAIError" if path.startswith("/v1/") else "/ErrorBody"
         for method, op in operations.items():
             for code, response in op["responses"].items():
                 if code.startswith("4"):
                     ref = response["content"]["application/json"]["schema"]["$ref"]
-                    assert ref.endswith("/ErrorBody"), (method, path, code)
+                    assert ref.endswith(body), (method, path, code)
     threads = schema["paths"]["/api/threads/{thread_id}"]
     assert {"404"} <= set(threads["get"]["responses"]) and {"404", "409"} <= set(threads["delete"]["responses"])

@@ -1,4 +1,5 @@
 import asyncio
+import sqlite3
 import time
 
 import httpx
@@ -51,3 +52,28 @@ def test_stream_when_client_disconnects_then_model_cancelled_and_turn_not_persis
             assert done.status_code == 200
             messages = client.get(f"/api/threads/{thread_id}").json()["messages"]
             assert [m["content"] for m in messages if m["role"] == "user"] == ["thanks"]
+
+
+def test_openai_stream_when_client_disconnects_then_model_cancelled_and_nothing_recorded(settings):
+    app = create_app(settings)
+    with serve_in_thread(app) as url:
+        slow = CancellationRecordingFake(tokens_per_second=10)
+        app.state.services.deps.chat_model = slow
+        reply_words = len(slow.invoke([HumanMessage("Write a poem about the sea")]).text.split())
+        question = {"role": "user", "content": "Write a poem about the sea"}
+        body = {"model": "ragline-chat", "messages": [question], "stream": True}
+        headers = {"X-Ragline-Thread-Id": "openai-disconnect"}
+        with httpx.Client(base_url=url, timeout=30) as client:
+            with client.stream("POST", "/v1/chat/completions", json=body, headers=headers) as response:
+                assert response.headers["x-ragline-thread-id"] == "openai-disconnect"
+                lines = response.iter_lines()
+                next(line for line in lines if '"content":"' in line and '"content":""' not in line)
+            deadline = time.monotonic() + 3  # leaving the block disconnected
+            while not slow.cancelled and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert slow.cancelled, "the model stream kept running after the client left"
+            assert slow.produced < reply_words
+            assert client.get("/api/threads/openai-disconnect").status_code == 404
+            assert client.get("/api/threads").json() == []
+        with sqlite3.connect(settings.checkpoint_path) as db:
+            assert db.execute("SELECT COUNT(*) FROM conversation_keys").fetchone() == (0,)

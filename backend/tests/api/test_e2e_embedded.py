@@ -115,3 +115,28 @@ def test_embedded_model_never_presents_an_invented_fact_as_sourced(live):
         stored = client.get(f"/api/threads/{done['thread_id']}").json()["messages"][-1]
         assert stored["content"] == answer
         assert stored["validation"]["sources"] == check
+
+
+def test_embedded_model_answers_the_openai_sdk_stream_with_sources_in_the_last_chunk(live):
+    """The official openai SDK streams a real answer from /v1: role first, tokens, a last chunk with Ragline's
+    sources, a usage chunk; the thread it names holds the final answer."""
+    import openai
+
+    url, _ = live
+    client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=300)
+    question = {"role": "user", "content": "How often must the Zephyr-9 be serviced in a server room?"}
+    stream = client.chat.completions.create(
+        model="ragline", messages=[question], stream=True, stream_options={"include_usage": True}
+    )
+    chunks = list(stream)
+    assert chunks[0].choices[0].delta.role == "assistant"
+    usage, last = chunks[-1], chunks[-2]
+    assert usage.choices == [] and usage.usage.completion_tokens > 0
+    assert last.choices[0].finish_reason == "stop"
+    streamed = "".join(c.choices[0].delta.content or "" for c in chunks[:-1])
+    ragline = last.model_extra["ragline"]
+    answer = (ragline["replace"] or {}).get("text") or streamed.strip()
+    assert streamed.strip() and "month" in answer.lower()
+    assert ragline["sources"] and ragline["sources"][0]["document"] == "zephyr-9-service-manual.md"
+    with httpx.Client(base_url=url, timeout=60) as api:
+        assert api.get(f"/api/threads/{ragline['thread_id']}").json()["messages"][-1]["content"] == answer

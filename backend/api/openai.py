@@ -1,0 +1,217 @@
+"""GET /v1/models and POST /v1/chat/completions: Ragline as an OpenAI-compatible server (see backend/completions.py).
+
+A request runs one Ragline turn on a thread: the client's X-Ragline-Thread-Id header, its metadata.thread_id, Open
+WebUI's chat id header (RAG_OPENAI_CHAT_ID_HEADER), or else the thread whose conversation its earlier messages
+repeat; otherwise a new thread. The response names it (header X-Ragline-Thread-Id and `ragline.thread_id`).
+"""
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Request
+from fastapi.responses import JSONResponse
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from backend.api.deps import Services, ServicesDep
+from backend.api.errors import openai_error
+from backend.clock import now
+from backend.completions import Conversation, ThreadChoice, TurnWriter, conversation_key, read_conversation
+from backend.contract.events import DoneEvent
+from backend.contract.openai import (
+    ChatCompletion,
+    ChatCompletionRequest,
+    ModelCard,
+    ModelList,
+    OpenAIError,
+    OpenAIRequestError,
+    ThreadFrom,
+)
+from backend.contract.text import THREAD_ID_PATTERN
+from backend.contract.types import Mode
+from backend.rag.mentions import resolve_one
+
+log = logging.getLogger(__name__)
+MODEL_AUTO, MODEL_CHAT, DOCUMENT_PREFIX = "ragline", "ragline-chat", "ragline:"
+THREAD_HEADER = "X-Ragline-Thread-Id"
+DESCRIPTIONS = {
+    400: "The request cannot be answered (empty messages, last message not from the user, images, tools, n > 1, "
+    "a message over RAG_MAX_MESSAGE_CHARS, a malformed body); `param` names the field.",
+    401: "RAG_API_KEYS is set and the request has no `Authorization: Bearer` with one of them.",
+    404: "No such model (GET /v1/models lists them).",
+    502: "The model server reported an error.",
+    503: "The model server could not be reached.",
+}
+COMPLETION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The completion; with `stream: true`, server-sent `data:` lines of ChatCompletionChunk JSON "
+        "ending with `data: [DONE]` (a failed turn's last line is an OpenAIError).",
+        "content": {"text/event-stream": {"itemSchema": {"$ref": "#/components/schemas/ChatCompletionChunk"}}},
+    }
+}
+
+
+def openai_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for a /v1 route's errors, all in OpenAI's error shape."""
+    return {code: {"model": OpenAIError, "description": DESCRIPTIONS[code]} for code in codes}
+
+
+def _digest(value: str) -> bytes:
+    return hashlib.sha256(value.encode()).digest()
+
+
+def require_api_key(request: Request) -> None:
+    """When RAG_API_KEYS is set, the request must carry one of them as a bearer token (compared in constant time)."""
+    keys = request.app.state.settings.api_key_list
+    if not keys:
+        return
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    given = _digest(token.strip())
+    matches = [hmac.compare_digest(given, _digest(key)) for key in keys]  # every key compared, whichever matches
+    if scheme.lower() != "bearer" or not any(matches):
+        raise OpenAIRequestError(401, "Incorrect or missing API key: send Authorization: Bearer <key>")
+
+
+router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_api_key)])
+
+
+def mentionable(names: list[str]) -> list[str]:
+    """Documents an @mention names exactly: quotable, and no other document matches the name."""
+    return [n for n in names if '"' not in n and resolve_one(n, names) == [n]]
+
+
+def _epoch(timestamp: str | None, default: int) -> int:
+    try:
+        return int(datetime.fromisoformat(timestamp).timestamp()) if timestamp else default
+    except ValueError:
+        return default
+
+
+@router.get("/models", response_model=ModelList, summary="List the models", responses=openai_responses(401))
+async def list_models(request: Request, services: ServicesDep) -> ModelList:
+    """ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document>."""
+    started = request.app.state.started_at
+    records = await asyncio.to_thread(services.knowledge.index.documents)
+    searchable = {r.name: r for r in records if r.version > 0}
+    cards = [ModelCard(id=MODEL_AUTO, created=started), ModelCard(id=MODEL_CHAT, created=started)]
+    for name in mentionable(list(searchable)):
+        created = _epoch(searchable[name].ingested_at, started)
+        cards.append(ModelCard(id=DOCUMENT_PREFIX + name, created=created))
+    return ModelList(data=cards)
+
+
+async def turn_for_model(model: str, question: str, services: Services) -> tuple[Mode, str]:
+    """The mode and question a model asks for; ragline:<document> aims the question at it with an @mention."""
+    if model == MODEL_AUTO:
+        return "auto", question
+    if model == MODEL_CHAT:
+        return "chat", question
+    name = model.removeprefix(DOCUMENT_PREFIX)
+    if model.startswith(DOCUMENT_PREFIX) and name in mentionable(await services.deps.retriever.document_names()):
+        return "rag", f'@"{name}" {question}'
+    message = f"The model {model!r} does not exist; GET /v1/models lists ragline, ragline-chat and ragline:<document>"
+    raise OpenAIRequestError(404, message, "model", "model_not_found")
+
+
+def _named_threads(request: Request, body: ChatCompletionRequest, header: str | None) -> list[tuple[ThreadFrom, str]]:
+    """Thread ids the request names, strongest first, each checked against the thread id pattern."""
+    chat_header = request.app.state.settings.openai_chat_id_header
+    metadata = (body.metadata or {}).get("thread_id")
+    named: list[tuple[ThreadFrom, str, str]] = [
+        ("header", header or "", THREAD_HEADER),
+        ("metadata", metadata if isinstance(metadata, str) else "", "metadata.thread_id"),
+        ("chat_id_header", request.headers.get(chat_header, "") if chat_header else "", chat_header),
+    ]
+    if metadata is not None and not isinstance(metadata, str):
+        raise OpenAIRequestError(400, "metadata.thread_id must be a string", "metadata.thread_id", "invalid_value")
+    for _, value, param in named:
+        if value and not re.fullmatch(THREAD_ID_PATTERN, value):
+            message = f"{param}: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')"
+            raise OpenAIRequestError(400, message, param, "invalid_value")
+    return [(source, value) for source, value, _ in named if value]
+
+
+async def choose_thread(
+    named: list[tuple[ThreadFrom, str]], conversation: Conversation, services: Services
+) -> ThreadChoice:
+    """The named thread, else the thread the earlier messages are the conversation of, else a new one.
+
+    A one-message request under a chat id whose thread already has turns is not a turn of that thread: Open WebUI
+    sends its title and tag prompts that way, with the chat's id.
+    """
+    for source, thread_id in named:
+        exists = await services.conversations.thread(thread_id) is not None
+        if source == "chat_id_header" and exists and not conversation.earlier:
+            continue
+        return ThreadChoice(thread_id, source, unmatched_history=bool(conversation.earlier) and not exists)
+    if conversation.earlier:
+        found = await services.conversations.thread_for_key(conversation_key(conversation.earlier))
+        if found:
+            return ThreadChoice(found, "history", unmatched_history=False)
+    return ThreadChoice(str(uuid.uuid4()), "new", unmatched_history=bool(conversation.earlier))
+
+
+@router.post(
+    "/chat/completions",
+    response_model=ChatCompletion,
+    summary="Answer the conversation's last user message as a Ragline turn",
+    responses={**COMPLETION_RESPONSES, **openai_responses(400, 401, 404, 502, 503)},
+)
+async def chat_completions(
+    body: ChatCompletionRequest,
+    request: Request,
+    services: ServicesDep,
+    x_ragline_thread_id: Annotated[
+        str | None, Header(pattern=THREAD_ID_PATTERN, description="Continue (or start) this Ragline thread.")
+    ] = None,
+) -> Any:
+    """One turn: a completion, or with `stream: true` its chunks (status lines, tokens, a last chunk with sources)."""
+    settings = services.deps.settings
+    conversation = read_conversation(body, settings.max_message_chars)
+    mode, question = await turn_for_model(body.model, conversation.question, services)
+    thread = await choose_thread(_named_threads(request, body, x_ragline_thread_id), conversation, services)
+    base_url = str(request.base_url).rstrip("/")
+    writer = TurnWriter(body.model, int(time.time()), thread, conversation, base_url)
+    headers = {THREAD_HEADER: thread.thread_id}
+    events = services.runner.events(question, mode, thread.thread_id)
+    if body.stream:
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        return EventSourceResponse(
+            _frames(events, writer, services, include_usage),
+            ping=int(max(1, settings.heartbeat_seconds)),
+            headers={**headers, "X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
+        )
+    async for event in events:  # consumed to the end, so the summary update is scheduled
+        writer.read(event)
+    if writer.error:
+        status = 503 if writer.error.code == "model_unreachable" else 502
+        return openai_error(status, writer.error.message, code=writer.error.code)
+    if writer.done is None:
+        return openai_error(502, "the turn ended without an answer", code="internal_error")
+    await services.conversations.remember_keys(writer.keys(), thread.thread_id, now())
+    return JSONResponse(writer.completion().model_dump(mode="json"), headers=headers)
+
+
+async def _frames(
+    events: AsyncIterator, writer: TurnWriter, services: Services, include_usage: bool
+) -> AsyncIterator[ServerSentEvent]:
+    status = services.deps.settings.openai_status_events
+    try:
+        async with aclosing(events) as turn:  # a client that leaves stops the turn now
+            async for event in turn:
+                writer.read(event)
+                if isinstance(event, DoneEvent):  # stored before the client can send its next request
+                    await services.conversations.remember_keys(writer.keys(), writer.thread.thread_id, now())
+                for line in writer.lines(event, status, include_usage):
+                    yield ServerSentEvent(data=line)
+    except asyncio.CancelledError:
+        log.info("client disconnected from /v1/chat/completions; turn cancelled and not recorded")
+        raise

@@ -1,0 +1,154 @@
+"""/v1 refusals through the openai SDK: each bad request is a 4xx in OpenAI's error shape (never a 500), the
+API key setting, and /api keeping its own {"detail"} shape."""
+
+from collections.abc import Iterator
+
+import httpx
+import openai
+import pytest
+
+from backend.main import create_app
+from backend.tests.conftest import fake_settings
+from bench.lib.server import serve_in_thread
+
+ERROR_KEYS = {"message", "type", "param", "code"}
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory) -> Iterator[str]:
+    app = create_app(fake_settings(tmp_path_factory.mktemp("openai-errors") / "data"))
+    with serve_in_thread(app) as base:
+        yield base
+
+
+@pytest.fixture
+def client(url) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=60)
+
+
+def user(content: object) -> dict:
+    return {"role": "user", "content": content}
+
+
+IMAGE = [
+    {"type": "text", "text": "what is this?"},
+    {"type": "image_url", "image_url": {"url": "data:image/png;base64,"}},
+]
+BAD_REQUESTS = {
+    "empty messages": ({"messages": []}, openai.BadRequestError, "messages", "invalid_value"),
+    "last from assistant": (
+        {"messages": [user("hi"), {"role": "assistant", "content": "hello"}]},
+        openai.BadRequestError,
+        "messages[1].role",
+        "invalid_value",
+    ),
+    "unknown model": ({"model": "gpt-4o"}, openai.NotFoundError, "model", "model_not_found"),
+    "unknown document model": ({"model": "ragline:no-such.pdf"}, openai.NotFoundError, "model", "model_not_found"),
+    "n > 1": ({"n": 2}, openai.BadRequestError, "n", "unsupported"),
+    "client tools": (
+        {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
+        openai.BadRequestError,
+        "tools",
+        "unsupported",
+    ),
+    "image content": (
+        {"messages": [user(IMAGE)]},
+        openai.BadRequestError,
+        "messages[0].content",
+        "unsupported_content",
+    ),
+    "1 MB message": (
+        {"messages": [user("a" * 1_000_000)]},
+        openai.BadRequestError,
+        "messages[0].content",
+        "string_above_max_length",
+    ),
+    "tool result message": (
+        {"messages": [user("hi"), {"role": "tool", "content": "42", "tool_call_id": "x"}, user("and?")]},
+        openai.BadRequestError,
+        "messages[1].role",
+        "unsupported",
+    ),
+    "blank question": ({"messages": [user("   ")]}, openai.BadRequestError, "messages[0].content", "invalid_value"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_REQUESTS), ids=list(BAD_REQUESTS))
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_bad_request_is_the_right_sdk_error_with_an_openai_error_body(client, case, stream):
+    override, error, param, code = BAD_REQUESTS[case]
+    request = {"model": "ragline", "messages": [user("hi")], **override}
+    with pytest.raises(error) as caught:
+        created = client.chat.completions.create(**request, stream=stream)
+        list(created) if stream else None
+    body = caught.value.body
+    assert set(body) == ERROR_KEYS and body["type"] == "invalid_request_error"
+    assert (body["param"], body["code"]) == (param, code) and body["message"]
+    assert caught.value.status_code < 500
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"model": "ragline", "messages": "hi"}',
+        b'{"model": 7, "messages": [{"role": "user", "content": "hi"}]}',
+        b'{"model": "ragline", "messages": [{"role": "robot", "content": "hi"}]}',
+        b'{"model": "ragline", "messages": [',
+        b"\xff\xfe",
+    ],
+    ids=["messages not a list", "model not a string", "unknown role", "truncated JSON", "not UTF-8"],
+)
+def test_malformed_body_is_a_400_in_openai_shape(url, body):
+    response = httpx.post(f"{url}/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert set(response.json()["error"]) == ERROR_KEYS and response.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_invalid_thread_id_header_is_a_400_naming_it(client):
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(
+            model="ragline", messages=[user("hi")], extra_headers={"X-Ragline-Thread-Id": "../etc"}
+        )
+    assert "thread" in caught.value.body["param"].lower()
+
+
+def test_unknown_v1_route_and_wrong_method_are_openai_errors_while_api_keeps_detail(url):
+    missing = httpx.get(f"{url}/v1/embeddings")
+    assert missing.status_code == 404 and set(missing.json()["error"]) == ERROR_KEYS
+    wrong = httpx.delete(f"{url}/v1/models")
+    assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
+    assert wrong.headers["allow"] == "GET"
+    api = httpx.post(f"{url}/api/chat", json={"message": ""})
+    assert api.status_code == 422 and set(api.json()) == {"detail"}
+
+
+@pytest.fixture(scope="module")
+def keyed_url(tmp_path_factory) -> Iterator[str]:
+    settings = fake_settings(tmp_path_factory.mktemp("openai-keys") / "data", api_keys=" key-one , key-two ")
+    with serve_in_thread(create_app(settings)) as base:
+        yield base
+
+
+@pytest.mark.parametrize("key", ["key-one", "key-two"])
+def test_api_key_from_the_list_is_accepted(keyed_url, key):
+    client = openai.OpenAI(base_url=f"{keyed_url}/v1", api_key=key, max_retries=0)
+    assert client.models.list().data[0].id == "ragline"
+    answer = client.chat.completions.create(model="ragline-chat", messages=[user("hi")])
+    assert answer.choices[0].message.content
+
+
+@pytest.mark.parametrize("key", ["wrong", "key-one-and-more", ""])
+def test_wrong_or_missing_api_key_is_authentication_error(keyed_url, key):
+    client = openai.OpenAI(base_url=f"{keyed_url}/v1", api_key=key or "placeholder", max_retries=0)
+    headers = {"Authorization": ""} if not key else None
+    with pytest.raises(openai.AuthenticationError) as caught:
+        client.chat.completions.create(model="ragline-chat", messages=[user("hi")], extra_headers=headers)
+    assert caught.value.status_code == 401 and caught.value.body["code"] == "invalid_api_key"
+    assert set(caught.value.body) == ERROR_KEYS
+    with pytest.raises(openai.AuthenticationError):
+        client.models.list(extra_headers=headers)
+
+
+def test_api_keys_guard_only_v1(keyed_url):
+    assert httpx.get(f"{keyed_url}/api/health").status_code == 200
+    assert httpx.get(f"{keyed_url}/v1/models").status_code == 401
