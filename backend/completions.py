@@ -90,10 +90,11 @@ def check_parameters(body: ChatCompletionRequest) -> None:
     """Refuse parameters Ragline cannot honour (the rest are ignored)."""
     if body.n is not None and body.n != 1:
         raise OpenAIRequestError(400, f"n={body.n}: Ragline writes one answer per request (n=1)", "n", "unsupported")
-    for name in ("tools", "functions"):
-        if getattr(body, name):
-            message = f"{name} are not supported: Ragline answers with its own retrieval and never calls yours"
-            raise OpenAIRequestError(400, message, name, "unsupported")
+    for name, choice in (("tools", "tool_choice"), ("functions", "function_call")):
+        forced = getattr(body, choice) not in (None, "auto", "none")  # "required" or a named function
+        if getattr(body, name) and forced:  # offered but optional (Open WebUI's own tools): never called, ignored
+            message = f"{choice}: Ragline answers with its own retrieval and never calls your {name}"
+            raise OpenAIRequestError(400, message, choice, "unsupported")
     if body.logprobs:
         raise OpenAIRequestError(400, "logprobs are not supported", "logprobs", "unsupported")
 

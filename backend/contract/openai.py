@@ -55,8 +55,10 @@ class ChatCompletionRequest(BaseModel):
     stream: bool | None = False
     stream_options: StreamOptions | None = None
     n: int | None = Field(None, description="Only 1.")
-    tools: list[Any] | None = Field(None, description="Not supported: Ragline's own tools only.")
-    functions: list[Any] | None = Field(None, description="Not supported.")
+    tools: list[Any] | None = Field(None, description="Ignored: Ragline never calls a client's tools.")
+    tool_choice: Any = Field(None, description="Only auto or none: required or a named function is refused.")
+    functions: list[Any] | None = Field(None, description="Ignored, as tools.")
+    function_call: Any = Field(None, description="Only auto or none, as tool_choice.")
     logprobs: bool | None = Field(None, description="Not supported.")
     metadata: dict[str, Any] | None = Field(None, description="`thread_id` continues that Ragline thread.")
 

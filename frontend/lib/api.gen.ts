@@ -400,8 +400,13 @@ export interface components {
          */
         ChatCompletionRequest: {
             /**
+             * Function Call
+             * @description Only auto or none, as tool_choice.
+             */
+            function_call?: unknown;
+            /**
              * Functions
-             * @description Not supported.
+             * @description Ignored, as tools.
              */
             functions?: unknown[] | null;
             /**
@@ -438,8 +443,13 @@ export interface components {
             stream: boolean | null;
             stream_options?: components["schemas"]["StreamOptions"] | null;
             /**
+             * Tool Choice
+             * @description Only auto or none: required or a named function is refused.
+             */
+            tool_choice?: unknown;
+            /**
              * Tools
-             * @description Not supported: Ragline's own tools only.
+             * @description Ignored: Ragline never calls a client's tools.
              */
             tools?: unknown[] | null;
         } & {

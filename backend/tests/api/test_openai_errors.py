@@ -45,10 +45,10 @@ BAD_REQUESTS = {
     "unknown model": ({"model": "gpt-4o"}, openai.NotFoundError, "model", "model_not_found"),
     "unknown document model": ({"model": "ragline:no-such.pdf"}, openai.NotFoundError, "model", "model_not_found"),
     "n > 1": ({"n": 2}, openai.BadRequestError, "n", "unsupported"),
-    "client tools": (
-        {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
+    "a client tool call required": (
+        {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}], "tool_choice": "required"},
         openai.BadRequestError,
-        "tools",
+        "tool_choice",
         "unsupported",
     ),
     "image content": (
