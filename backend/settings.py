@@ -243,10 +243,10 @@ class Settings(BaseSettings):
     api_keys: SecretStr = Field(
         SecretStr(""), description="Comma-separated keys /v1 accepts as `Authorization: Bearer`; empty: no key needed."
     )
-    openai_status_events: bool = Field(
+    v1_status_events: bool = Field(
         True, description="Stream each step's progress to /v1 clients as Open WebUI status lines (`event`)."
     )
-    openai_chat_id_header: str = Field(
+    v1_chat_id_header: str = Field(
         "X-OpenWebUI-Chat-Id", description="Header whose value names the thread of a /v1 request, after ours."
     )
 

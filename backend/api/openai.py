@@ -1,7 +1,7 @@
 """GET /v1/models and POST /v1/chat/completions: Ragline as an OpenAI-compatible server (see backend/completions.py).
 
 A request runs one Ragline turn on a thread: the client's X-Ragline-Thread-Id header, its metadata.thread_id, Open
-WebUI's chat id header (RAG_OPENAI_CHAT_ID_HEADER), or else the thread whose conversation its earlier messages
+WebUI's chat id header (RAG_V1_CHAT_ID_HEADER), or else the thread whose conversation its earlier messages
 repeat; otherwise a new thread. The response names it (header X-Ragline-Thread-Id and `ragline.thread_id`).
 """
 
@@ -123,7 +123,7 @@ async def turn_for_model(model: str, question: str, services: Services) -> tuple
 
 def _named_threads(request: Request, body: ChatCompletionRequest, header: str | None) -> list[tuple[ThreadFrom, str]]:
     """Thread ids the request names, strongest first, each checked against the thread id pattern."""
-    chat_header = request.app.state.settings.openai_chat_id_header
+    chat_header = request.app.state.settings.v1_chat_id_header
     metadata = (body.metadata or {}).get("thread_id")
     named: list[tuple[ThreadFrom, str, str]] = [
         ("header", header or "", THREAD_HEADER),
@@ -203,7 +203,7 @@ async def chat_completions(
 async def _frames(
     events: AsyncIterator, writer: TurnWriter, services: Services, include_usage: bool
 ) -> AsyncIterator[ServerSentEvent]:
-    status = services.deps.settings.openai_status_events
+    status = services.deps.settings.v1_status_events
     try:
         async with aclosing(events) as turn:  # a client that leaves stops the turn now
             async for event in turn:
