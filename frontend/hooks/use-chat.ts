@@ -75,7 +75,7 @@ export function useChat(options: {
       let finished = false;
       try {
         for await (const ev of streamChat(
-          { message: request.message, thread_id: threadRef.current, mode: request.mode },
+          { message: request.message, thread_id: threadRef.current, mode: request.mode, on_disconnect: "cancel" },
           abort.signal,
         )) {
           if (ev.event === "metadata") {
@@ -88,7 +88,7 @@ export function useChat(options: {
           }
           const now = Date.now();
           update(key, (m) => applyChatEvent(m, ev, now));
-          if (ev.event === "done" || ev.event === "error") finished = true;
+          if (ev.event === "done" || ev.event === "error" || ev.event === "stopped") finished = true;
           if (ev.event === "error") opts.current.onFailure?.(request);
         }
         if (!finished) {

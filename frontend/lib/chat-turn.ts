@@ -81,6 +81,9 @@ export function applyChatEvent(m: ChatMessage, ev: ChatEvent, now: number): Chat
       };
     case "error":
       return { ...m, state: "error", endedAt: now, error: ev.data };
+    case "stopped":
+      // The server stopped the run: the partial answer it kept is the text to show.
+      return { ...m, content: ev.data.answer, state: "stopped", endedAt: now, steps: closeSteps(m.steps, now) };
     default:
       return m;
   }

@@ -74,11 +74,15 @@ def test_embedded_model_streams_real_tokens_with_sources_then_answers_follow_up(
         ]
 
 
-def test_embedded_model_generation_stops_when_client_disconnects(live):
+def test_embedded_model_generation_stops_when_a_client_that_asked_for_it_disconnects(live):
     """A long story runs into the 200-token cap, so a slot that stops well short, unrecorded, was cancelled."""
     url, app = live
     llama_url = app.state.services.models.chat_model.openai_api_base.removesuffix("/v1")
-    body = {"message": "Write a long story about a lighthouse keeper and his cat.", "mode": "chat"}
+    body = {
+        "message": "Write a long story about a lighthouse keeper and his cat.",
+        "mode": "chat",
+        "on_disconnect": "cancel",
+    }
     with httpx.Client(base_url=url, timeout=300) as client:
         with connect_sse(client, "POST", "/api/chat/stream", json=body) as source:
             seen = 0
