@@ -119,3 +119,33 @@ def test_embedded_model_never_presents_an_invented_fact_as_sourced(live):
         stored = client.get(f"/api/threads/{done['thread_id']}").json()["messages"][-1]
         assert stored["content"] == answer
         assert stored["validation"]["sources"] == check
+
+
+def test_stop_ends_the_embedded_models_generation_within_a_second(live):
+    """Stop mid-answer: the cancel route answers once the run has ended, and llama.cpp's slot is idle by then."""
+    url, app = live
+    llama_url = app.state.services.models.chat_model.openai_api_base.removesuffix("/v1")
+    body = {"message": "Write a long story about a lighthouse keeper and his dog.", "mode": "chat"}
+    answered, idle = [], []
+    with httpx.Client(base_url=url, timeout=300) as client:
+        for _ in range(5):
+            with connect_sse(client, "POST", "/api/chat/stream", json=body) as source:
+                seen, events = 0, []
+                for sse in (s for s in source.iter_sse() if s.data):
+                    events.append((sse.event, sse.json()))
+                    seen += sse.event == "token"
+                    if sse.event == "token" and seen == 3:
+                        started = time.monotonic()
+                        stopped = client.post(f"/api/runs/{events[0][1]['run_id']}/cancel")
+                        answered.append(time.monotonic() - started)
+                while [s for s in httpx.get(f"{llama_url}/slots").json() if s["is_processing"]]:
+                    assert time.monotonic() - started < 30, "llama.cpp kept generating after Stop"
+                    time.sleep(0.01)
+                idle.append(time.monotonic() - started)
+            assert stopped.status_code == 200 and stopped.json()["status"] == "stopped", stopped.text
+            assert events[-1][0] == "stopped" and events[-1][1]["answer"]
+            last = client.get(f"/api/threads/{events[0][1]['thread_id']}").json()["messages"][-1]
+            assert last["status"] == "stopped" and last["content"] == events[-1][1]["answer"]
+    ms = sorted(round(t * 1000) for t in idle)
+    print(f"Stop: route answered in {sorted(round(t * 1000) for t in answered)} ms; slot idle after {ms} ms")
+    assert max(idle) < 3.0, ms  # target 1 s; generous for a shared CPU

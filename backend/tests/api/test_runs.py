@@ -33,6 +33,15 @@ async def read_until(url: str, method: str, path: str, stop_after_tokens: int | 
     return seen
 
 
+async def until_logged(app, run_id: str) -> None:
+    """Wait until the finished run has left memory: its whole log is in the file."""
+    for _ in range(200):
+        if run_id not in app.state.services.runner.live:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"run {run_id} is still in memory")
+
+
 def answer_of(events: Numbered) -> str:
     return "".join(d["text"] for _, e, d in events if e == "token")
 
@@ -48,11 +57,7 @@ async def test_replay_from_every_last_event_id_of_a_finished_run_is_the_original
     original = numbered(await client.post("/api/chat/stream", json={"message": POEM, "mode": "chat"}))
     assert [i for i, _, _ in original] == list(range(1, len(original) + 1)) and original[-1][1] == "done"
     run_id = original[0][2]["run_id"]
-    for _ in range(100):  # the run leaves memory once its log is written: the replays below read the file
-        if run_id not in app.state.services.runner.live:
-            break
-        await asyncio.sleep(0.01)
-    assert run_id not in app.state.services.runner.live
+    await until_logged(app, run_id)  # the replays below read the file
     for k in range(len(original) + 1):
         replay = await client.get(f"/api/runs/{run_id}/stream", headers={"Last-Event-ID": str(k)})
         assert replay.status_code == 200 and numbered(replay) == original[k:], k
@@ -157,3 +162,16 @@ async def test_bad_run_requests_get_clear_errors(client):
     assert header.status_code == 422 and "Last-Event-ID" in header.json()["detail"]
     finished = await client.post(f"/api/runs/{run_id}/cancel")
     assert finished.status_code == 409 and "already finished (completed)" in finished.json()["detail"]
+
+
+async def test_finished_runs_logs_are_pruned_after_the_configured_time(app, client):
+    events = numbered(await client.post("/api/chat/stream", json={"message": "Thanks!"}))
+    run_id = events[0][2]["run_id"]
+    runner = app.state.services.runner
+    await until_logged(app, run_id)
+    assert await runner.prune(app.state.settings.run_log_hours) == 0  # RAG_RUN_LOG_HOURS (24 h) not reached yet
+    assert (await client.get(f"/api/runs/{run_id}")).status_code == 200
+    await asyncio.sleep(0.01)
+    assert await runner.prune(0.001 / 3600) == 1  # older than a millisecond
+    gone = await client.get(f"/api/runs/{run_id}/stream")
+    assert gone.status_code == 404 and "pruned" in gone.json()["detail"]
