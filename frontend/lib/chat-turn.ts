@@ -26,6 +26,8 @@ export interface ChatMessage {
   /** What a reloaded answer kept of its `done` event: its route, triage and validation (unsupported claims). */
   stored?: { intent?: string | null; triage?: Triage | null; validation?: Validation | null };
   error?: { message: string; code?: string };
+  /** A stored answer that a server restart cut short (shown as stopped, with its own note). */
+  interrupted?: boolean;
   /** What was sent, so a failed turn can be retried as it was. */
   request?: { message: string; mode: Mode };
 }
