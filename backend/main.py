@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from backend.api import chat, documents, errors, health, openai, search, threads
+from backend.api import chat, documents, errors, health, openai, runs, search, threads
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.graph.builder import build_graph
@@ -23,6 +23,7 @@ from backend.llm.prime import prime_slots
 from backend.memory.conversations import ConversationStore, delete_thread_rows, record_turn
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.store import open_client, open_collection
+from backend.runs.log import RunLog
 from backend.runs.runner import TurnRunner
 from backend.runs.summary import SummaryScheduler
 from backend.settings import Settings, get_settings
@@ -32,13 +33,31 @@ from backend.store.sqlite import SqliteDatabase
 log = logging.getLogger(__name__)
 
 
+PRUNE_EVERY_SECONDS = 600
+
+
+async def prune_run_logs(runner: TurnRunner, hours: float) -> None:
+    """Delete finished runs' logs older than `hours`, at start-up and every few minutes."""
+    while True:
+        try:
+            if pruned := await runner.prune(hours):
+                log.info("pruned the logs of %d finished run(s)", pruned)
+        except Exception:  # a failed prune must not stop the server; the next one retries
+            log.exception("pruning the run log failed")
+        await asyncio.sleep(PRUNE_EVERY_SECONDS)
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Open everything the server needs, hand it to the routes, close it on shutdown."""
     settings: Settings = app.state.settings
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     layout = cache_layout(settings)
-    async with open_models(settings, layout) as models, SqliteDatabase.open(settings.checkpoint_path) as db:
+    async with (
+        open_models(settings, layout) as models,
+        SqliteDatabase.open(settings.checkpoint_path) as db,
+        RunLog.open(settings.runs_path) as runlog,
+    ):
         conversations = ConversationStore(db)
         await conversations.setup()
         checkpointer = await db.call(lambda: SqliteCheckpointer(db, record_turn, delete_thread_rows))
@@ -61,15 +80,19 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             )
             graph = build_graph(checkpointer)
             summaries = SummaryScheduler(graph, deps, models)
-            runner = TurnRunner(graph, deps, checkpointer, summaries, models)
+            runner = TurnRunner(graph, deps, checkpointer, summaries, models, runlog)
+            await runner.recover()  # runs a dead server left `running` are `interrupted` before anyone asks
             app.state.services = Services(graph, deps, conversations, checkpointer, models, knowledge, runner)
             log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
             priming = asyncio.create_task(prime_slots(models, system_prompt(settings.prompt_style)))
+            pruning = asyncio.create_task(prune_run_logs(runner, settings.run_log_hours), name="prune-runs")
             try:
                 yield
             finally:
-                priming.cancel()
-                await asyncio.gather(priming, return_exceptions=True)
+                for task in (priming, pruning):
+                    task.cancel()
+                await asyncio.gather(priming, pruning, return_exceptions=True)
+                await runner.close()
                 await summaries.close()
 
 
@@ -87,7 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             expose_headers=[openai.THREAD_HEADER],
         )
     errors.install(app)
-    for module in (chat, threads, documents, search, health, openai):
+    for module in (chat, runs, threads, documents, search, health, openai):
         app.include_router(module.router)
     install_openapi(app)
     return app

@@ -238,6 +238,9 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(16000, description="Longest chat message accepted.")
     heartbeat_seconds: float = Field(15.0, description="Seconds between SSE keep-alive pings.")
     cors_origins: list[str] = Field(default_factory=list, description="Browser origins allowed to call the API.")
+    run_log_hours: float = Field(
+        24.0, gt=0, description="Hours a finished run's event log is kept for replay (GET /api/runs/{id}/stream)."
+    )
 
     # OpenAI-compatible API (/v1)
     api_keys: SecretStr = Field(
@@ -287,6 +290,11 @@ class Settings(BaseSettings):
     def checkpoint_path(self) -> Path:
         """SQLite file holding LangGraph checkpoints and thread metadata."""
         return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def runs_path(self) -> Path:
+        """SQLite file holding the run log: every event of every recent run, for replay and restart."""
+        return self.data_dir / "runs.sqlite"
 
     @property
     def kv_cache_path(self) -> Path:

@@ -64,7 +64,7 @@ def kill_once(data_dir: Path, point: str) -> dict:
         log = proc.log()
     return {
         "disagree": not agree(views),
-        "lost_done": finished and len(views["page"]) != 2,
+        "lost_done": finished.done and len(views["page"]) != 2,
         "next_turn_failed": again.status_code != 200 or len(after["page"]) != len(views["page"]) + 1,
         "traceback": "Traceback" in log,
     }

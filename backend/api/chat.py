@@ -3,7 +3,6 @@
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import aclosing
 
 from fastapi import APIRouter, HTTPException
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -12,12 +11,14 @@ from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
+from backend.runs.live import LiveRun
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["chat"])
 STREAM_RESPONSE = {
     200: {
-        "description": "Server-sent events: metadata, status…, token…, replace?, sources?, then done or error.",
+        "description": "Server-sent events, each with its number in the run as `id:`: metadata, status…, "
+        "token…, replace?, sources?, then done, error or stopped.",
         "content": {"text/event-stream": {"itemSchema": {"$ref": "#/components/schemas/ChatStreamEvent"}}},
     }
 }
@@ -31,34 +32,50 @@ def _check_length(body: ChatRequest, services: Services) -> None:
         raise HTTPException(413, f"message is {len(body.message)} characters; the limit is {limit}")
 
 
-def _events(body: ChatRequest, services: Services) -> AsyncIterator:
-    return services.runner.events(body.message, body.mode, body.thread_id, body.use_memory)
+def sse_frames(services: Services, run_id: str, after: int, on_leave: LiveRun | None = None) -> AsyncIterator:
+    """A run's events after `after` as numbered SSE frames; `on_leave`: the run to cancel if the client leaves."""
+
+    async def frames() -> AsyncIterator[ServerSentEvent]:
+        ended = False
+        try:
+            async for seq, event in services.runner.follow(run_id, after):
+                yield ServerSentEvent(id=str(seq), data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
+            ended = True
+        except asyncio.CancelledError:
+            log.info("client left run %s%s", run_id, "; run cancelled, nothing kept" if on_leave else "; it goes on")
+            raise
+        finally:
+            if not ended and on_leave is not None:
+                await services.runner.abandon(on_leave)
+
+    return frames()
+
+
+def event_stream(frames: AsyncIterator, services: Services) -> EventSourceResponse:
+    """The SSE response: heartbeat pings, no proxy buffering."""
+    return EventSourceResponse(
+        frames,
+        ping=int(max(1, services.deps.settings.heartbeat_seconds)),
+        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
+    )
 
 
 @router.post(
     "/chat/stream",
-    summary="Stream one chat turn as server-sent events",
+    summary="Start a run for one chat turn and stream its events",
     response_class=EventSourceResponse,
     responses={**STREAM_RESPONSE, **responses(413, 422)},
 )
 async def chat_stream(body: ChatRequest, services: ServicesDep) -> EventSourceResponse:
-    """metadata, status…, token…, sources?, done | error."""
+    """metadata, status…, token…, sources?, then done | error | stopped; each event's `id:` is its number in the run.
+
+    The run goes on when the client leaves (follow it again with GET /api/runs/{run_id}/stream), unless the request
+    says `on_disconnect: "cancel"`.
+    """
     _check_length(body, services)
-
-    async def frames() -> AsyncIterator[ServerSentEvent]:
-        try:
-            async with aclosing(_events(body, services)) as events:  # a client that leaves stops the turn now
-                async for event in events:
-                    yield ServerSentEvent(data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
-        except asyncio.CancelledError:
-            log.info("client disconnected; turn cancelled and not recorded")
-            raise
-
-    return EventSourceResponse(
-        frames(),
-        ping=int(max(1, services.deps.settings.heartbeat_seconds)),
-        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
-    )
+    run = await services.runner.start(body.message, body.mode, body.thread_id, body.use_memory)
+    on_leave = run if body.on_disconnect == "cancel" else None
+    return event_stream(sse_frames(services, run.run_id, 0, on_leave), services)
 
 
 @router.post(
@@ -72,7 +89,9 @@ async def chat(body: ChatRequest, services: ServicesDep) -> ChatResponse:
     _check_length(body, services)
     sources: list = []
     done: DoneEvent | None = None
-    async for event in _events(body, services):  # consumed to the end, so the summary update is scheduled
+    runner = services.runner
+    turn = runner.events(body.message, body.mode, body.thread_id, body.use_memory, body.on_disconnect)
+    async for event in turn:  # consumed to the end, so the summary update is scheduled
         if isinstance(event, ErrorEvent):
             raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)
         if isinstance(event, SourcesEvent):

@@ -69,6 +69,8 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
             problems.append(f"body is not valid JSON ({err.get('ctx', {}).get('error', 'parse error')})")
         elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])).endswith("thread_id"):
             problems.append("thread_id: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')")
+        elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])) == "header.last-event-id":
+            problems.append(f"Last-Event-ID must be an event number (0 or more), not {err.get('input')!r}")
         else:
             problems.append(f"{_where(tuple(err['loc']))}: {err['msg']}")
     if is_openai(request):

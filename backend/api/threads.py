@@ -9,6 +9,7 @@ from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.clock import now
 from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
+from backend.contract.text import title_from
 from backend.memory.export import thread_markdown
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
@@ -29,7 +30,13 @@ async def list_threads(services: ServicesDep) -> list[dict]:
 
 @router.get("/{thread_id}", response_model=ThreadDetail, responses=responses(404))
 async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
-    """A thread's completed turns, answers with their sources, triage and validation."""
+    """A thread's turns (completed, stopped or interrupted), answers with their sources, triage and validation,
+    and the run answering on it now, if any (a new thread's first run shows before any turn is stored)."""
+    run = services.runner.active(thread_id)
+    active = await services.runner.info(run.run_id) if run else None
+    row = await services.conversations.thread(thread_id)
+    if row is None and run is not None:
+        return ThreadDetail(thread_id=thread_id, title=title_from(run.question), messages=[], active_run=active)
     row = await _existing(services, thread_id)
     messages: list[MessageOut] = []
     for turn in await services.conversations.turns(thread_id):
@@ -46,7 +53,7 @@ async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
                 status=turn["status"],
             )
         )
-    return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages)
+    return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages, active_run=active)
 
 
 EXPORT_FORMATS = {

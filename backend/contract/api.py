@@ -28,6 +28,11 @@ class ChatRequest(BaseModel):
     )
     mode: Mode = "auto"
     use_memory: bool = Field(True, description="false: this turn neither reads nor writes conversation memory")
+    on_disconnect: Literal["continue", "cancel"] = Field(
+        "continue",
+        description="continue: the run goes on when the client leaves (re-attach with GET /api/runs/{id}/stream); "
+        "cancel: a client that leaves cancels the run and nothing of it is kept.",
+    )
 
 
 class ChatResponse(DoneEvent):
@@ -57,12 +62,29 @@ class MessageOut(BaseModel):
     status: TurnStatus | None = None
 
 
+RunStatus = Literal["running", "completed", "failed", "stopped", "interrupted", "cancelled"]
+
+
+class RunInfo(BaseModel):
+    """A run: one question being answered (or answered) on a thread, with its event log."""
+
+    run_id: str
+    thread_id: str
+    question: str
+    status: RunStatus
+    created_at: str
+    last_event_id: int = Field(description="Sequence number of the run's latest event (the SSE `id:`).")
+
+
 class ThreadDetail(BaseModel):
     """Body of GET /api/threads/{id}."""
 
     thread_id: str
     title: str
     messages: list[MessageOut]
+    active_run: RunInfo | None = Field(
+        None, description="The run answering on this thread now: follow it with GET /api/runs/{run_id}/stream."
+    )
 
 
 class ThreadPatch(BaseModel):

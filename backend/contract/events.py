@@ -1,5 +1,5 @@
 """SSE payloads of a chat turn: event name -> data model. The stream is metadata, status…, token…, replace?,
-sources?, then done or error."""
+sources?, then done, error or stopped."""
 
 from typing import Literal
 
@@ -63,6 +63,15 @@ class ErrorEvent(BaseModel):
     message: str
 
 
+class StoppedEvent(BaseModel):
+    """Last event of a run that did not finish: stopped by POST /api/runs/{id}/cancel, or interrupted by a server
+    restart. `answer` is the partial text; the thread keeps it marked with `status`, outside the model's memory."""
+
+    run_id: str
+    status: Literal["stopped", "interrupted"]
+    answer: str
+
+
 SSE_EVENTS: dict[type[BaseModel], str] = {
     MetadataEvent: "metadata",
     StatusEvent: "status",
@@ -71,5 +80,8 @@ SSE_EVENTS: dict[type[BaseModel], str] = {
     SourcesEvent: "sources",
     DoneEvent: "done",
     ErrorEvent: "error",
+    StoppedEvent: "stopped",
 }
-TurnEvent = MetadataEvent | StatusEvent | TokenEvent | ReplaceEvent | SourcesEvent | DoneEvent | ErrorEvent
+TurnEvent = (
+    MetadataEvent | StatusEvent | TokenEvent | ReplaceEvent | SourcesEvent | DoneEvent | ErrorEvent | StoppedEvent
+)

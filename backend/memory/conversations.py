@@ -74,11 +74,15 @@ def create_tables(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS turns_run_id ON turns(run_id) WHERE run_id != ''")
 
 
-def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, Any]) -> None:
-    """Checkpoint hook: store the turn a checkpoint finishes (once per run) and create or touch its thread."""
+def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, Any]) -> bool:
+    """Checkpoint hook: store the turn a checkpoint finishes (once per run) and create or touch its thread.
+
+    Also stores a run that did not finish (status `stopped` or `interrupted`, called with {"turn_record": …}):
+    a row beside the history that no checkpoint holds, so the model's memory never sees it. True when inserted.
+    """
     record = values.get("turn_record")
     if not record or not record.get("run_id"):
-        return
+        return False
     row = {**record, "thread_id": thread_id, "turn": 0}
     row |= {c: json.dumps(record.get(c)) for c in JSON_COLUMNS}
     cols = [c for c in TURN_COLUMNS if c != "turn"]
@@ -98,6 +102,7 @@ def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, A
                 *[record["created_at"]] * 2,
             ),
         )
+    return bool(inserted)
 
 
 def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:

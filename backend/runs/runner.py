@@ -1,13 +1,19 @@
-"""TurnRunner: run a chat turn on a thread so that the thread's history stays whole.
+"""TurnRunner: run a chat turn on a thread as a server-side run, so that the thread's history stays whole.
 
-- The turn runs in its own task; the caller reads its events from a queue. A caller that goes away (client
-  disconnect) cancels that task with a plain asyncio cancellation, which LangGraph turns into cancelling the
-  model request.
-- One turn at a time per thread (ThreadQueue); a turn that has to wait says so in a status event.
+- A run lives on the server, in its own task: its events are numbered (the SSE `id:`), kept in memory while it
+  runs and appended to the run log (runs/log.py); any number of clients follow it and re-attach after a given
+  number (`follow`). A client that leaves does not end the run unless it asked for that (`abandon`).
+- Stop (`cancel`) cancels the run's task with a plain asyncio cancellation, which LangGraph turns into cancelling
+  the model request; the partial answer is kept as a `stopped` row beside the thread's history (never in a
+  checkpoint, so never in the model's memory) and the last event says so.
+- One turn at a time per thread (ThreadQueue): a second question on a busy thread waits in order, and says so in
+  a status event.
 - A turn starts from the thread's last complete checkpoint; leftovers of an interrupted turn are dropped first.
-- A turn that fails or is cancelled leaves the thread as it was: what it checkpointed is discarded.
+- A turn that fails or is cancelled leaves the checkpoints as they were: what it checkpointed is discarded.
 - The turn's rows (thread, turn) are committed with its final checkpoint by the checkpointer's hook, so the
   `done` event goes out only after the whole turn is stored.
+- At start-up, runs the log still shows `running` (their server died) become `interrupted`, with the text their
+  token events carried (`recover`).
 """
 
 import asyncio
@@ -17,22 +23,37 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
-from backend.contract.events import DoneEvent, MetadataEvent, StatusEvent
-from backend.contract.types import Mode
+from backend.clock import now
+from backend.contract.events import (
+    SSE_EVENTS,
+    DoneEvent,
+    ErrorEvent,
+    MetadataEvent,
+    StatusEvent,
+    StoppedEvent,
+    TokenEvent,
+)
+from backend.contract.types import Mode, TurnRecord
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
 from backend.llm.lease import ModelLease
+from backend.memory.conversations import record_turn
+from backend.runs.live import LiveRun, Numbered
+from backend.runs.log import RunLog
 from backend.runs.queue import ThreadQueue
 from backend.runs.summary import SummaryScheduler
 from backend.store.checkpointer import SqliteCheckpointer
-from backend.streaming import turn_events
+from backend.streaming import final_events, guarded_input, turn_events
 
 log = logging.getLogger(__name__)
-END = object()  # the turn task's last item on its queue
+EVENT_TYPES = {name: cls for cls, name in SSE_EVENTS.items()}
+OnDisconnect = Literal["continue", "cancel"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +67,33 @@ class TurnSpec:
     use_memory: bool
 
 
+def partial_answer(events: list[BaseModel]) -> str:
+    """The answer text a run streamed so far."""
+    return "".join(e.text for e in events if isinstance(e, TokenEvent))
+
+
+def unfinished_record(run: LiveRun, answer: str, status: str, provider: str = "", model: str = "") -> TurnRecord:
+    """The thread row of a run that did not finish: its question and partial answer, no sources, no memory."""
+    return TurnRecord(
+        run_id=run.run_id,
+        question=run.question,
+        answer=answer,
+        rewritten_query="",
+        intent="",
+        route_reason="",
+        sources=[],
+        steps=[],
+        triage=None,
+        validation=None,
+        provider=provider,
+        model=model,
+        latency_ms=0.0,
+        use_memory=False,
+        status=status,  # type: ignore[typeddict-item]
+        created_at=run.created_at,
+    )
+
+
 class TurnRunner:
     """Runs turns for the API."""
 
@@ -56,44 +104,135 @@ class TurnRunner:
         checkpointer: SqliteCheckpointer,
         summaries: SummaryScheduler,
         models: Models,
+        runlog: RunLog,
     ) -> None:
         self.graph, self.deps, self.checkpointer, self.summaries = graph, deps, checkpointer, summaries
-        self.models = models
+        self.models, self.runlog = models, runlog
         self.queue = ThreadQueue()
+        self.live: dict[str, LiveRun] = {}  # runs of this server that have not been fully logged yet
+
+    async def start(self, question: str, mode: Mode, thread_id: str | None = None, use_memory: bool = True) -> LiveRun:
+        """Start a run in its own task and return it; its first event is metadata."""
+        spec = TurnSpec(question, mode, thread_id or str(uuid.uuid4()), str(uuid.uuid4()), use_memory)
+        stored_question, _ = guarded_input(question, self.deps)  # what the thread may show: PII redacted
+        run = LiveRun(spec.run_id, spec.thread_id, stored_question, now())
+        await self.runlog.start(run.run_id, run.thread_id, run.question, run.created_at)
+        self.live[run.run_id] = run
+        self._emit(run, MetadataEvent(thread_id=spec.thread_id, run_id=spec.run_id))
+        run.task = asyncio.create_task(self._drive(spec, run), name=f"turn:{spec.thread_id}")
+        return run
 
     async def events(
-        self, question: str, mode: Mode, thread_id: str | None = None, use_memory: bool = True
+        self,
+        question: str,
+        mode: Mode,
+        thread_id: str | None = None,
+        use_memory: bool = True,
+        on_disconnect: OnDisconnect = "cancel",
     ) -> AsyncIterator[BaseModel]:
-        """The turn's payloads: metadata, (a wait), status…, tokens…, sources, done or error."""
-        spec = TurnSpec(question, mode, thread_id or str(uuid.uuid4()), str(uuid.uuid4()), use_memory)
-        yield MetadataEvent(thread_id=spec.thread_id, run_id=spec.run_id)
-        out: asyncio.Queue = asyncio.Queue()
-        task = asyncio.create_task(self._run(spec, out), name=f"turn:{spec.thread_id}")
+        """A new run's payloads: metadata, (a wait), status…, tokens…, sources, then done, error or stopped.
+
+        Closing the iterator early cancels the run (and keeps nothing of it) unless on_disconnect is "continue".
+        """
+        run = await self.start(question, mode, thread_id, use_memory)
         try:
-            while (event := await out.get()) is not END:
+            async for _, event in run.follow():
                 yield event
         finally:
-            if not task.done():
-                task.cancel()
-            await asyncio.shield(asyncio.gather(task, return_exceptions=True))
+            if on_disconnect == "cancel":
+                await self.abandon(run)
 
-    async def _run(self, spec: TurnSpec, out: asyncio.Queue) -> None:
-        """The turn itself, in its own task: wait for the thread, run the graph, keep or discard what it wrote."""
+    async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[Numbered]:
+        """A run's numbered events after `after`: live ones until it ends, or a finished run's log."""
+        run = self.live.get(run_id)
+        if run is not None:
+            async for numbered in run.follow(after):
+                yield numbered
+            return
+        for seq, name, data in await self.runlog.events(run_id, after):
+            yield seq, EVENT_TYPES[name].model_validate_json(data)
+
+    async def info(self, run_id: str) -> dict | None:
+        """The run's id, thread, question, status, start time and latest event number; None when unknown."""
+        run = self.live.get(run_id)
+        if run is None:
+            return await self.runlog.run(run_id)
+        fields = ("run_id", "thread_id", "question", "status", "created_at")
+        return {f: getattr(run, f) for f in fields} | {"last_event_id": len(run.events)}
+
+    def active(self, thread_id: str) -> LiveRun | None:
+        """The oldest run of the thread that is still answering (or waiting for its turn)."""
+        return next((r for r in self.live.values() if r.thread_id == thread_id and not r.finished), None)
+
+    async def cancel(self, run: LiveRun) -> None:
+        """Stop a running run: cancel its task (and so the model request) and wait until it has ended."""
+        run.stop_requested = True
+        await self.abandon(run)
+
+    async def abandon(self, run: LiveRun) -> None:
+        """Cancel the run's task unless it has emitted its last event, and wait for it; nothing else is kept."""
+        if run.task is None or run.finished:
+            return
+        run.task.cancel()  # now, before any await: the caller may itself be cancelled repeatedly
+        await asyncio.shield(asyncio.gather(run.task, return_exceptions=True))
+
+    async def close(self) -> None:
+        """Server shutdown: cancel the runs still going; the log keeps them `running` for the next start-up."""
+        for run in list(self.live.values()):
+            run.shutdown = True
+            await self.abandon(run)
+
+    def _emit(self, run: LiveRun, event: BaseModel) -> None:
+        seq = run.emit(event)
+        self.runlog.append(run.run_id, seq, SSE_EVENTS[type(event)], event.model_dump_json())
+
+    async def _drive(self, spec: TurnSpec, run: LiveRun) -> None:
+        """The run's task: the turn, then its final status in the log."""
+        status = "failed"
         try:
-            ahead = self.queue.ahead(spec.thread_id)
-            if ahead:
-                label = f"Waiting for the previous question on this thread to finish ({ahead} ahead)…"
-                out.put_nowait(StatusEvent(node="queue", phase="start", label=label))
-            async with self.queue.turn(spec.thread_id):
-                if ahead:
-                    out.put_nowait(StatusEvent(node="queue", phase="end", label="The previous question has finished"))
-                completed = await self._turn(spec, out)
-            if completed and spec.use_memory:
-                self.summaries.schedule(spec.thread_id)  # after `done` went out: off the latency path
+            status = "completed" if await self._run(spec, run) else "failed"
+        except asyncio.CancelledError:
+            status = await asyncio.shield(self._after_cancel(spec, run))
+            raise
+        except Exception as exc:
+            log.exception("run %s failed", run.run_id)
+            self._emit(run, ErrorEvent(code="internal_error", message=f"The turn failed ({type(exc).__name__})."))
         finally:
-            out.put_nowait(END)
+            run.end(status)
+            try:
+                await asyncio.shield(self.runlog.finish(run.run_id, status, len(run.events), now()))
+            finally:
+                self.live.pop(run.run_id, None)
 
-    async def _turn(self, spec: TurnSpec, out: asyncio.Queue) -> bool:
+    async def _after_cancel(self, spec: TurnSpec, run: LiveRun) -> str:
+        """A cancelled run's last events and status: done if its turn was stored whole, stopped if Stop ended it."""
+        if run.kept:  # the cancellation landed after the final checkpoint committed: the turn is complete
+            record = (await self.graph.aget_state({"configurable": {"thread_id": spec.thread_id}})).values
+            for event in final_events(record["turn_record"], partial_answer(run.events), spec.thread_id):
+                self._emit(run, event)
+            return "completed"
+        if run.shutdown:
+            return "running"  # the next start-up marks it interrupted, with its partial text
+        if run.stop_requested:
+            self._emit(run, StoppedEvent(run_id=run.run_id, status="stopped", answer=partial_answer(run.events)))
+            return "stopped"
+        return "cancelled"
+
+    async def _run(self, spec: TurnSpec, run: LiveRun) -> bool:
+        """The turn itself: wait for the thread, run the graph, keep or discard what it wrote; True when stored."""
+        ahead = self.queue.ahead(spec.thread_id)
+        if ahead:
+            label = f"Waiting for the previous question on this thread to finish ({ahead} ahead)…"
+            self._emit(run, StatusEvent(node="queue", phase="start", label=label))
+        async with self.queue.turn(spec.thread_id):
+            if ahead:
+                self._emit(run, StatusEvent(node="queue", phase="end", label="The previous question has finished"))
+            completed = await self._turn(spec, run)
+        if completed and spec.use_memory:
+            self.summaries.schedule(spec.thread_id)  # after `done` went out: off the latency path
+        return completed
+
+    async def _turn(self, spec: TurnSpec, run: LiveRun) -> bool:
         """Run the graph from a clean base; True when the turn completed (and is stored)."""
         await self.summaries.settle(spec.thread_id)  # never let a summary update race this turn
         base = await self.clean_base(spec.thread_id)
@@ -106,13 +245,40 @@ class TurnRunner:
             async with aclosing(turn) as events:
                 async for event in events:
                     completed = completed or isinstance(event, DoneEvent)
-                    out.put_nowait(event)
+                    self._emit(run, event)
         finally:
             await lease.finish(keep=completed)  # saves the thread's KV cache, frees the slot for the next turn
             if not completed:  # failed or cancelled: what the turn checkpointed goes, unless it was all stored
                 discard = self.checkpointer.adiscard_unfinished(spec.thread_id, base, spec.run_id)
-                await asyncio.shield(discard)
+                run.kept = not await asyncio.shield(discard)
+                if run.stop_requested and not run.kept:  # while the thread is still held: the row comes in order
+                    await asyncio.shield(self._keep_unfinished(run, "stopped", partial_answer(run.events)))
         return completed
+
+    async def _keep_unfinished(self, run: LiveRun, status: str, answer: str) -> bool:
+        """Store a stopped or interrupted run's partial answer beside the thread's history; False if already there."""
+        record = unfinished_record(run, answer, status, self.deps.provider, self.deps.model_name)
+        return await self.checkpointer.db.write(lambda c: record_turn(c, run.thread_id, {"turn_record": record}))
+
+    async def recover(self) -> int:
+        """Mark the runs a dead server left `running` as interrupted, each with its partial text in its thread."""
+        runs = await self.runlog.unfinished()
+        for row in runs:
+            run = LiveRun(row["run_id"], row["thread_id"], row["question"], row["created_at"])
+            if not await self._keep_unfinished(run, "interrupted", row["answer"]):
+                await self.runlog.finish(run.run_id, "completed", row["last_event_id"], now())  # it was stored
+                continue
+            seq = row["last_event_id"] + 1
+            stopped = StoppedEvent(run_id=run.run_id, status="interrupted", answer=row["answer"])
+            self.runlog.append(run.run_id, seq, "stopped", stopped.model_dump_json())
+            await self.runlog.finish(run.run_id, "interrupted", seq, now())
+            log.warning("run %s on thread %s was interrupted by a restart", run.run_id, run.thread_id)
+        return len(runs)
+
+    async def prune(self, hours: float) -> int:
+        """Delete the logs of runs that finished more than `hours` ago."""
+        cutoff = (datetime.now(UTC) - timedelta(hours=hours)).isoformat(timespec="milliseconds")
+        return await self.runlog.prune(cutoff)
 
     async def clean_base(self, thread_id: str) -> str | None:
         """The id of the thread's last complete checkpoint, after dropping any interrupted turn's checkpoints."""

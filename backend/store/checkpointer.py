@@ -16,7 +16,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from backend.store.sqlite import SqliteDatabase
 
-PutHook = Callable[[sqlite3.Connection, str, Mapping[str, Any]], None]  # (conn, thread_id, channel values)
+PutHook = Callable[[sqlite3.Connection, str, Mapping[str, Any]], object]  # (conn, thread_id, channel values)
 DeleteHook = Callable[[sqlite3.Connection, str], None]  # (conn, thread_id)
 
 

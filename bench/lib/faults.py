@@ -1,6 +1,7 @@
 """Fault probes shared by the tests and `bench.faults`: history views, kill points, cut streams."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from subprocess import Popen
 from typing import Any
 
@@ -38,15 +39,17 @@ def _views(page: httpx.Response, export: Any, memory: httpx.Response | None) -> 
         return {"page": [], "export": [], "memory": [("memory without a thread", "")] if stray else []}
     messages = page.json()["messages"]
     assert memory is not None
+    pairs = zip(messages[::2], messages[1::2], strict=True)
     return {
-        "page": [(q["content"], a["content"]) for q, a in zip(messages[::2], messages[1::2], strict=True)],
-        "export": [(t["question"], t["answer"]) for t in export.json()["turns"]],
+        "page": [(q["content"], a["content"]) for q, a in pairs if a["status"] in (None, "completed")],
+        "export": [(t["question"], t["answer"]) for t in export.json()["turns"] if t["status"] == "completed"],
         "memory": [(e["question"], e["answer"]) for e in memory.json()["qa_index"]],
     }
 
 
 async def history_views(client: httpx.AsyncClient, thread_id: str) -> dict[str, Pairs]:
-    """The thread's (question, answer) pairs from the page, the export and the memory endpoint ([] if none)."""
+    """The thread's completed (question, answer) pairs from the page, the export and the memory endpoint ([] if
+    none); stopped and interrupted turns stand beside the history, outside memory, and are left out."""
     page = await client.get(f"/api/threads/{thread_id}")
     memory = await client.get(f"/api/threads/{thread_id}/memory")
     export = await client.get(f"/api/threads/{thread_id}/export") if page.status_code != 404 else None
@@ -62,24 +65,35 @@ def history_views_sync(url: str, thread_id: str) -> dict[str, Pairs]:
     return _views(page, export, memory)
 
 
-def stream_and_kill(url: str, body: dict, kill_point: KillPoint, proc: Popen) -> bool:
-    """Stream a turn and SIGKILL the server at the kill point; True when `done` had already arrived."""
-    tokens, name = 0, ""
+@dataclass
+class Killed:
+    """What the client of a killed stream saw: whether `done` had arrived, the run's id and the streamed text."""
+
+    done: bool
+    run_id: str
+    text: str
+
+
+def stream_and_kill(url: str, body: dict, kill_point: KillPoint, proc: Popen) -> Killed:
+    """Stream a turn and SIGKILL the server at the kill point."""
+    tokens, name, run_id, text = 0, "", "", ""
     with httpx.Client(timeout=30) as client, connect_sse(client, "POST", f"{url}/api/chat/stream", json=body) as sse:
         for event in sse.iter_sse():
             name, data = event.event, event.json()
+            run_id = data["run_id"] if name == "metadata" else run_id
+            text += data["text"] if name == "token" else ""
             tokens += name == "token"
             seen = tokens if name == "token" else (data.get("node"), data.get("phase"))
             if kill_point(name, seen):
                 proc.kill()
                 break
     proc.wait(timeout=10)
-    return name == "done"
+    return Killed(name == "done", run_id, text)
 
 
 async def cut_after_first_token(client: httpx.AsyncClient, thread_id: str, question: str) -> None:
-    """Ask, then close the connection as soon as the first token arrives."""
-    body = {"message": question, "thread_id": thread_id}
+    """Ask (a run that ends when its client leaves), then close the connection as soon as the first token arrives."""
+    body = {"message": question, "thread_id": thread_id, "on_disconnect": "cancel"}
     async with aconnect_sse(client, "POST", "/api/chat/stream", json=body) as sse:
         async for event in sse.aiter_sse():
             if event.event == "token":

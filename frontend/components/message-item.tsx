@@ -82,7 +82,9 @@ export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetr
       )}
       {message.state === "stopped" && (
         <p className="turn-note turn-stopped" role="note">
-          Stopped — this partial answer was not saved to the conversation.
+          {message.interrupted
+            ? "Interrupted — the server restarted before this answer finished; this is what it had written."
+            : "Stopped — this partial answer stays in the conversation, outside its memory and sources."}
         </p>
       )}
       {message.state === "error" && message.error && (

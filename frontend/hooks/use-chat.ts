@@ -2,11 +2,14 @@
 /** One conversation: sending a turn over SSE, stopping it, retrying it, and loading a thread's history. */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api";
-import { ApiError, streamChat } from "@/lib/sse";
+import { ApiError, type NumberedChatEvent, followRun, streamChat } from "@/lib/sse";
 import { type ChatMessage, applyChatEvent, endTurn } from "@/lib/chat-turn";
 import type { Mode } from "@/lib/types";
 
 export type { ChatMessage, StatusStep, TurnState } from "@/lib/chat-turn";
+
+type Request = { message: string; mode: Mode };
+const REATTACH_ATTEMPTS = 3;
 
 let counter = 0;
 const newKey = (role: string) => `${role[0]}${Date.now().toString(36)}${(counter++).toString(36)}`;
@@ -50,6 +53,8 @@ export function useChat(options: {
   const [loading, setLoading] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const controller = useRef<AbortController | null>(null);
+  const runRef = useRef<{ id: string; lastId: number } | null>(null);
+  const stopWanted = useRef(false);
   const threadRef = useRef<string | null>(null);
   const opts = useRef(options);
   opts.current = options;
@@ -58,55 +63,53 @@ export function useChat(options: {
     setMessages((all) => all.map((m) => (m.key === key ? change(m) : m)));
   }, []);
 
-  const run = useCallback(
-    async (request: { message: string; mode: Mode }) => {
+  /** Read a run's events into the answer `key`; a stream that drops before the end re-attaches after its last id. */
+  const consume = useCallback(
+    async (key: string, open: (signal: AbortSignal) => AsyncGenerator<NumberedChatEvent>, request?: Request) => {
       controller.current?.abort();
       const abort = new AbortController();
       controller.current = abort;
-      const key = newKey("assistant");
-      const startedAt = Date.now();
-      setNotice(null);
+      stopWanted.current = false;
       setBusy(true);
-      setMessages((all) => [
-        ...all,
-        { key: newKey("user"), role: "user", content: request.message, state: "done" },
-        { key, role: "assistant", content: "", state: "streaming", steps: [], startedAt, request },
-      ]);
       let finished = false;
+      let source = open(abort.signal);
       try {
-        for await (const ev of streamChat(
-          { message: request.message, thread_id: threadRef.current, mode: request.mode },
-          abort.signal,
-        )) {
-          if (ev.event === "metadata") {
-            if (threadRef.current !== ev.data.thread_id) {
-              threadRef.current = ev.data.thread_id;
-              setThreadId(ev.data.thread_id);
-              opts.current.onThreadId?.(ev.data.thread_id);
+        for (let attempt = 0; ; attempt++) {
+          for await (const ev of source) {
+            if (ev.id !== undefined && runRef.current) runRef.current.lastId = ev.id;
+            if (ev.event === "metadata") {
+              runRef.current = { id: ev.data.run_id, lastId: ev.id ?? 0 };
+              if (stopWanted.current) void api.cancelRun(ev.data.run_id).catch(() => undefined);
+              if (threadRef.current !== ev.data.thread_id) {
+                threadRef.current = ev.data.thread_id;
+                setThreadId(ev.data.thread_id);
+                opts.current.onThreadId?.(ev.data.thread_id);
+              }
+              continue;
             }
-            continue;
+            const now = Date.now();
+            update(key, (m) => applyChatEvent(m, ev, now));
+            if (ev.event === "done" || ev.event === "error" || ev.event === "stopped") finished = true;
+            if (ev.event === "error" && request) opts.current.onFailure?.(request);
           }
-          const now = Date.now();
-          update(key, (m) => applyChatEvent(m, ev, now));
-          if (ev.event === "done" || ev.event === "error") finished = true;
-          if (ev.event === "error") opts.current.onFailure?.(request);
+          const run = runRef.current;
+          if (finished || abort.signal.aborted || !run || attempt >= REATTACH_ATTEMPTS) break;
+          source = followRun(run.id, run.lastId, abort.signal); // the connection dropped: the run goes on
         }
-        if (!finished) {
+        if (!finished && !abort.signal.aborted) {
           const error = { message: "The stream ended before the answer finished (network drop?).", code: "network" };
           update(key, (m) => endTurn(m, "error", Date.now(), error));
-          opts.current.onFailure?.(request);
+          if (request) opts.current.onFailure?.(request);
         }
       } catch (err) {
-        const now = Date.now();
-        if (abort.signal.aborted) {
-          update(key, (m) => endTurn(m, "stopped", now));
-        } else {
-          update(key, (m) => endTurn(m, "error", now, describeFailure(err)));
-          opts.current.onFailure?.(request);
+        if (!abort.signal.aborted) {
+          update(key, (m) => endTurn(m, "error", Date.now(), describeFailure(err)));
+          if (request) opts.current.onFailure?.(request);
         }
       } finally {
         if (controller.current === abort) {
           controller.current = null;
+          runRef.current = null;
           setBusy(false);
         }
         opts.current.onTurnEnd?.(finished);
@@ -115,9 +118,34 @@ export function useChat(options: {
     [update],
   );
 
+  const run = useCallback(
+    async (request: Request) => {
+      const key = newKey("assistant");
+      setNotice(null);
+      runRef.current = null;
+      setMessages((all) => [
+        ...all,
+        { key: newKey("user"), role: "user", content: request.message, state: "done" },
+        { key, role: "assistant", content: "", state: "streaming", steps: [], startedAt: Date.now(), request },
+      ]);
+      const body = { message: request.message, thread_id: threadRef.current, mode: request.mode };
+      await consume(key, (signal) => streamChat(body, signal), request);
+    },
+    [consume],
+  );
+
   const send = useCallback((message: string, mode: Mode) => void run({ message, mode }), [run]);
 
-  const stop = useCallback(() => controller.current?.abort(), []);
+  /** Stop on the server: the run ends with a `stopped` event, which ends the stream. */
+  const stop = useCallback(() => {
+    if (!controller.current) return;
+    const run = runRef.current;
+    if (!run) {
+      stopWanted.current = true; // the run's id is not known yet: cancel it as soon as it is
+      return;
+    }
+    api.cancelRun(run.id).catch(() => controller.current?.abort());
+  }, []);
 
   const retry = useCallback(
     (assistantKey: string) => {
@@ -134,40 +162,64 @@ export function useChat(options: {
     [run],
   );
 
-  const openThread = useCallback(async (id: string | null) => {
-    controller.current?.abort();
-    threadRef.current = id;
-    setThreadId(id);
-    setNotice(null);
-    setMessages([]);
-    setTitle(null);
-    if (!id) return;
-    setLoading(true);
-    try {
-      const detail = await api.thread(id);
-      if (threadRef.current !== id) return;
-      setTitle(detail.title);
-      setMessages(
-        detail.messages.map((m, i) => ({
+  const openThread = useCallback(
+    async (id: string | null) => {
+      controller.current?.abort();
+      threadRef.current = id;
+      setThreadId(id);
+      setNotice(null);
+      setMessages([]);
+      setTitle(null);
+      if (!id) return;
+      setLoading(true);
+      try {
+        const detail = await api.thread(id);
+        if (threadRef.current !== id) return;
+        setTitle(detail.title);
+        const history: ChatMessage[] = detail.messages.map((m, i) => ({
           key: `h${i}-${id}`,
           role: m.role,
           content: m.content,
           sources: m.sources ?? undefined,
           stored: { intent: m.intent, triage: m.triage, validation: m.validation },
-          state: "history",
-        })),
-      );
-    } catch (err) {
-      if (threadRef.current !== id) return;
-      setNotice(
-        err instanceof ApiError && err.status === 404
-          ? "This conversation does not exist (it may have been deleted, or its first answer never finished). Ask something to start it."
-          : `Could not load this conversation: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    } finally {
-      if (threadRef.current === id) setLoading(false);
-    }
-  }, []);
+          state: m.status === "stopped" || m.status === "interrupted" ? "stopped" : "history",
+          ...(m.status === "interrupted" ? { interrupted: true } : {}),
+        }));
+        const active = detail.active_run;
+        if (!active) {
+          setMessages(history);
+          return;
+        }
+        // An answer is being written on the server: show it from its first event and follow it live.
+        const key = newKey("assistant");
+        setMessages([
+          ...history,
+          { key: newKey("user"), role: "user", content: active.question, state: "done" },
+          {
+            key,
+            role: "assistant",
+            content: "",
+            state: "streaming",
+            steps: [],
+            startedAt: Date.parse(active.created_at),
+          },
+        ]);
+        setLoading(false);
+        runRef.current = { id: active.run_id, lastId: 0 };
+        void consume(key, (signal) => followRun(active.run_id, 0, signal));
+      } catch (err) {
+        if (threadRef.current !== id) return;
+        setNotice(
+          err instanceof ApiError && err.status === 404
+            ? "This conversation does not exist (it may have been deleted, or its first answer never finished). Ask something to start it."
+            : `Could not load this conversation: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      } finally {
+        if (threadRef.current === id) setLoading(false);
+      }
+    },
+    [consume],
+  );
 
   useEffect(() => () => controller.current?.abort(), []);
 

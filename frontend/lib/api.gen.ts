@@ -34,8 +34,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stream one chat turn as server-sent events
-         * @description metadata, status…, token…, sources?, done | error.
+         * Start a run for one chat turn and stream its events
+         * @description metadata, status…, token…, sources?, then done | error | stopped; each event's `id:` is its number in the run.
+         *
+         *     The run goes on when the client leaves (follow it again with GET /api/runs/{run_id}/stream), unless the request
+         *     says `on_disconnect: "cancel"`.
          */
         post: operations["chat_stream_api_chat_stream_post"];
         delete?: never;
@@ -152,6 +155,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Run
+         * @description A run's thread, question, status and latest event number.
+         */
+        get: operations["get_run_api_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Run
+         * @description Stop a run: the model request is cancelled, the partial answer stays in the thread marked `stopped`.
+         */
+        post: operations["cancel_run_api_runs__run_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay a run's events after a given number, then follow it live until it ends
+         * @description The events a client missed (after `Last-Event-ID` or `?after=`), then the new ones; a finished run closes.
+         */
+        get: operations["follow_run_api_runs__run_id__stream_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/search": {
         parameters: {
             query?: never;
@@ -201,7 +264,8 @@ export interface paths {
         };
         /**
          * Get Thread
-         * @description A thread's completed turns, answers with their sources, triage and validation.
+         * @description A thread's turns (completed, stopped or interrupted), answers with their sources, triage and validation,
+         *     and the run answering on it now, if any (a new thread's first run shows before any turn is stored).
          */
         get: operations["get_thread_api_threads__thread_id__get"];
         put?: never;
@@ -487,6 +551,13 @@ export interface components {
              */
             mode: "auto" | "rag" | "chat";
             /**
+             * On Disconnect
+             * @description continue: the run goes on when the client leaves (re-attach with GET /api/runs/{id}/stream); cancel: a client that leaves cancels the run and nothing of it is kept.
+             * @default continue
+             * @enum {string}
+             */
+            on_disconnect: "continue" | "cancel";
+            /**
              * Thread Id
              * @description Continue this thread; letters, digits and _ . : - (not . or ..), up to 128 characters.
              */
@@ -555,6 +626,10 @@ export interface components {
             data: string;
             /** @constant */
             event: "error";
+        } | {
+            data: string;
+            /** @constant */
+            event: "stopped";
         };
         /**
          * Choice
@@ -1020,6 +1095,30 @@ export interface components {
             text: string;
         };
         /**
+         * RunInfo
+         * @description A run: one question being answered (or answered) on a thread, with its event log.
+         */
+        RunInfo: {
+            /** Created At */
+            created_at: string;
+            /**
+             * Last Event Id
+             * @description Sequence number of the run's latest event (the SSE `id:`).
+             */
+            last_event_id: number;
+            /** Question */
+            question: string;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "completed" | "failed" | "stopped" | "interrupted" | "cancelled";
+            /** Thread Id */
+            thread_id: string;
+        };
+        /**
          * SearchRequest
          * @description Body of POST /api/search.
          */
@@ -1126,6 +1225,22 @@ export interface components {
             type: "status";
         };
         /**
+         * StoppedEvent
+         * @description Last event of a run that did not finish: stopped by POST /api/runs/{id}/cancel, or interrupted by a server
+         *     restart. `answer` is the partial text; the thread keeps it marked with `status`, outside the model's memory.
+         */
+        StoppedEvent: {
+            /** Answer */
+            answer: string;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "stopped" | "interrupted";
+        };
+        /**
          * StreamOptions
          * @description `stream_options`: only include_usage is read.
          */
@@ -1143,6 +1258,8 @@ export interface components {
          * @description Body of GET /api/threads/{id}.
          */
         ThreadDetail: {
+            /** @description The run answering on this thread now: follow it with GET /api/runs/{run_id}/stream. */
+            active_run?: components["schemas"]["RunInfo"] | null;
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
             /** Thread Id */
@@ -1364,7 +1481,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Server-sent events: metadata, status…, token…, replace?, sources?, then done or error. */
+            /** @description Server-sent events, each with its number in the run as `id:`: metadata, status…, token…, replace?, sources?, then done, error or stopped. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,6 +1758,141 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    get_run_api_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunInfo"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancel_run_api_runs__run_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunInfo"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    follow_run_api_runs__run_id__stream_get: {
+        parameters: {
+            query?: {
+                /** @description Send the events numbered above this; wins over the header. */
+                after?: number | null;
+            };
+            header?: {
+                /** @description The number of the last event the client has seen (the SSE `id:`). */
+                "last-event-id"?: string;
+            };
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events, each with its number in the run as `id:`: metadata, status…, token…, replace?, sources?, then done, error or stopped. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

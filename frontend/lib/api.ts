@@ -1,6 +1,6 @@
 /** Typed calls to the Ragline REST API, through the same-origin /api proxy. */
 import { ApiError, errorDetail } from "./sse";
-import type { DocumentRow, DocumentText, Health, ThreadDetail, ThreadSummary, UploadAccepted } from "./types";
+import type { DocumentRow, DocumentText, Health, RunInfo, ThreadDetail, ThreadSummary, UploadAccepted } from "./types";
 
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(path, { cache: "no-store", ...init });
@@ -19,6 +19,8 @@ export const api = {
   thread: (id: string) => call<ThreadDetail>(`/api/threads/${encodeURIComponent(id)}`),
   renameThread: (id: string, title: string) =>
     call<ThreadSummary>(`/api/threads/${encodeURIComponent(id)}`, { method: "PATCH", ...json({ title }) }),
+  /** Stop a run on the server (the model request with it); resolves once it has ended. */
+  cancelRun: (id: string) => call<RunInfo>(`/api/runs/${encodeURIComponent(id)}/cancel`, { method: "POST" }),
   deleteThread: (id: string) => call<void>(`/api/threads/${encodeURIComponent(id)}`, { method: "DELETE" }),
   documents: () => call<DocumentRow[]>("/api/documents"),
   document: (id: string) => call<DocumentRow>(`/api/documents/${encodeURIComponent(id)}`),

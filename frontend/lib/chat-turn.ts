@@ -26,6 +26,8 @@ export interface ChatMessage {
   /** What a reloaded answer kept of its `done` event: its route, triage and validation (unsupported claims). */
   stored?: { intent?: string | null; triage?: Triage | null; validation?: Validation | null };
   error?: { message: string; code?: string };
+  /** A stored answer that a server restart cut short (shown as stopped, with its own note). */
+  interrupted?: boolean;
   /** What was sent, so a failed turn can be retried as it was. */
   request?: { message: string; mode: Mode };
 }
@@ -81,6 +83,9 @@ export function applyChatEvent(m: ChatMessage, ev: ChatEvent, now: number): Chat
       };
     case "error":
       return { ...m, state: "error", endedAt: now, error: ev.data };
+    case "stopped":
+      // The server stopped the run: the partial answer it kept is the text to show.
+      return { ...m, content: ev.data.answer, state: "stopped", endedAt: now, steps: closeSteps(m.steps, now) };
     default:
       return m;
   }

@@ -3,4 +3,4 @@
 export const CITATION_PATTERN = "\\[(S[0-9]+(?:\\s*[,;]\\s*S[0-9]+)*)\\]";
 export const MENTION_PATTERN = "(?<![A-Za-z0-9_@])@(?:\"([^\"]+)\"|([^\\s\"'@,;!?()]*[^\\s\"'@,;!?().:]))";
 export const TITLE_CHARS = 60;
-export const SSE_EVENTS = ["metadata", "status", "token", "replace", "sources", "done", "error"];
+export const SSE_EVENTS = ["metadata", "status", "token", "replace", "sources", "done", "error", "stopped"];

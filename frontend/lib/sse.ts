@@ -136,15 +136,27 @@ export async function errorDetail(res: Response): Promise<string> {
   return text.trim() || `HTTP ${res.status} ${res.statusText}`;
 }
 
+/** A chat event with its number in the run (the SSE `id:`), to re-attach after it. */
+export type NumberedChatEvent = ChatEvent & { id?: number };
+
+async function* chatEvents(res: Response): AsyncGenerator<NumberedChatEvent> {
+  if (!res.ok || !res.body) throw new ApiError(await errorDetail(res), res.status);
+  for await (const frame of readSse(res.body)) {
+    const event = toChatEvent(frame);
+    if (event) yield frame.id !== undefined ? { ...event, id: Number(frame.id) } : event;
+  }
+}
+
 /**
- * POST /api/chat/stream and yield its typed events. Aborting `signal` cancels the request, and the
- * backend cancels the model. Throws ApiError on a non-2xx answer; network failures propagate.
+ * POST /api/chat/stream and yield its typed events. The run lives on the server: aborting `signal` only detaches
+ * (follow it again with `followRun`), unless the request says `on_disconnect: "cancel"`. Throws ApiError on a
+ * non-2xx answer; network failures propagate.
  */
 export async function* streamChat(
   request: ChatRequest,
   signal?: AbortSignal,
   fetchImpl: typeof fetch = fetch,
-): AsyncGenerator<ChatEvent> {
+): AsyncGenerator<NumberedChatEvent> {
   const res = await fetchImpl("/api/chat/stream", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -152,9 +164,20 @@ export async function* streamChat(
     signal,
     cache: "no-store",
   });
-  if (!res.ok || !res.body) throw new ApiError(await errorDetail(res), res.status);
-  for await (const frame of readSse(res.body)) {
-    const event = toChatEvent(frame);
-    if (event) yield event;
-  }
+  yield* chatEvents(res);
+}
+
+/** GET /api/runs/{id}/stream: the run's events numbered above `after`, then the live ones until it ends. */
+export async function* followRun(
+  runId: string,
+  after: number,
+  signal?: AbortSignal,
+  fetchImpl: typeof fetch = fetch,
+): AsyncGenerator<NumberedChatEvent> {
+  const res = await fetchImpl(`/api/runs/${encodeURIComponent(runId)}/stream?after=${after}`, {
+    headers: { accept: "text/event-stream" },
+    signal,
+    cache: "no-store",
+  });
+  yield* chatEvents(res);
 }

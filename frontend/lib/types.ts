@@ -10,7 +10,7 @@ type Schemas = components["schemas"];
 /** A body the UI sends: openapi-typescript marks fields with a server default as required; here they may be left out. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
-export type ChatRequest = WithDefaults<Schemas["ChatRequest"], "mode" | "use_memory">;
+export type ChatRequest = WithDefaults<Schemas["ChatRequest"], "mode" | "use_memory" | "on_disconnect">;
 export type Mode = Schemas["ChatRequest"]["mode"];
 
 /** A passage numbered S1, S2, … by the thread's citation ledger (the API's PublicSource). */
@@ -26,6 +26,8 @@ export type ReplaceEvent = Schemas["ReplaceEvent"];
 export type SourcesEvent = Schemas["SourcesEvent"];
 export type DoneEvent = Schemas["DoneEvent"];
 export type ErrorEvent = Schemas["ErrorEvent"];
+/** Last event of a run that did not finish: stopped (POST /api/runs/{id}/cancel) or interrupted by a restart. */
+export type StoppedEvent = Schemas["StoppedEvent"];
 
 /** SSE event name -> data payload. */
 export interface ChatEventMap {
@@ -36,6 +38,7 @@ export interface ChatEventMap {
   sources: SourcesEvent;
   done: DoneEvent;
   error: ErrorEvent;
+  stopped: StoppedEvent;
 }
 
 /** Compile-time check: ChatEventMap names exactly the events the schema's ChatStreamEvent lists. */
@@ -50,6 +53,7 @@ export type ChatEvent = {
 export type ThreadSummary = Schemas["ThreadSummary"];
 export type ThreadMessage = Schemas["MessageOut"];
 export type ThreadDetail = Schemas["ThreadDetail"];
+export type RunInfo = Schemas["RunInfo"];
 
 export type DocumentRow = Schemas["DocumentOut"];
 export type DocumentStatus = DocumentRow["status"];

@@ -27,7 +27,7 @@ class CancellationRecordingFake(ScriptedChatModel):
             raise
 
 
-def test_stream_when_client_disconnects_then_model_cancelled_and_turn_not_persisted(settings):
+def test_stream_when_client_that_asked_for_it_disconnects_then_model_cancelled_and_turn_not_persisted(settings):
     app = create_app(settings)
     with serve_in_thread(app) as url:
         slow = CancellationRecordingFake(tokens_per_second=10)
@@ -35,7 +35,7 @@ def test_stream_when_client_disconnects_then_model_cancelled_and_turn_not_persis
         reply_words = len(slow.invoke([HumanMessage("Write a poem about the sea")]).text.split())
         thread_id = "disconnect-test"
         with httpx.Client(base_url=url, timeout=30) as client:
-            body = {"message": "Write a poem about the sea", "thread_id": thread_id}
+            body = {"message": "Write a poem about the sea", "thread_id": thread_id, "on_disconnect": "cancel"}
             with connect_sse(client, "POST", "/api/chat/stream", json=body) as source:
                 next(sse for sse in source.iter_sse() if sse.event == "token")  # leaving the block disconnects
             deadline = time.monotonic() + 3

@@ -1,4 +1,5 @@
-"""kill -9 of a real server while a turn streams from the model: after a restart, one history everywhere."""
+"""kill -9 of a real server while a turn streams from the model: after a restart, one history everywhere, and the
+killed run shows as `interrupted` with the text it had streamed (beside the history, not in it)."""
 
 import httpx
 import pytest
@@ -6,6 +7,7 @@ import pytest
 from bench.lib.faults import KILL_POINTS, POEM, stream_and_kill
 from bench.lib.faults import history_views_sync as history
 from bench.lib.server import serve_in_process
+from bench.lib.sse import parse_sse
 
 
 @pytest.mark.parametrize("point", list(KILL_POINTS))
@@ -20,9 +22,22 @@ def test_kill_9_while_the_model_streams_then_page_export_and_memory_agree_after_
         views = history(url, thread_id)
         assert views["page"] == views["export"] == views["memory"], views
         assert views["page"][0] == ("Hello", first["answer"])
-        assert len(views["page"]) == 2 if finished else len(views["page"]) in (1, 2)
+        assert len(views["page"]) == 2 if finished.done else len(views["page"]) in (1, 2)
         if point in ("before the first token", "mid-answer"):
             assert len(views["page"]) == 1  # the model was still writing: nothing of the turn was stored
+            last = httpx.get(f"{url}/api/threads/{thread_id}").json()["messages"][-2:]
+            assert [m["status"] for m in last] == [None, "interrupted"] and last[0]["content"] == POEM
+            assert finished.text.startswith(last[1]["content"])  # what was logged before the kill; no more
+            if point == "mid-answer":
+                assert len(last[1]["content"].split()) >= 2, last  # tokens are logged within 50 ms of being sent
+            run = httpx.get(f"{url}/api/runs/{finished.run_id}").json()
+            assert run["status"] == "interrupted" and run["thread_id"] == thread_id
+            replay = parse_sse(httpx.get(f"{url}/api/runs/{finished.run_id}/stream", timeout=30))
+            assert replay[-1] == (
+                "stopped",
+                {"run_id": finished.run_id, "status": "interrupted", "answer": last[1]["content"]},
+            )
+            assert httpx.get(f"{url}/api/threads/{thread_id}").json()["active_run"] is None
         again = httpx.post(f"{url}/api/chat", json={"message": "Hi again", "thread_id": thread_id}, timeout=30)
         assert again.status_code == 200
         after = history(url, thread_id)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, SseParser, readSse, streamChat, toChatEvent } from "@/lib/sse";
+import { ApiError, SseParser, followRun, readSse, streamChat, toChatEvent } from "@/lib/sse";
 
 const encoder = new TextEncoder();
 
@@ -120,5 +120,31 @@ describe("streamChat", () => {
     const run = collect(streamChat({ message: "x".repeat(20000) }, undefined, fakeFetch));
     await expect(run).rejects.toBeInstanceOf(ApiError);
     await expect(collect(streamChat({ message: "x" }, undefined, fakeFetch))).rejects.toThrow(/limit is 16000/);
+  });
+});
+
+describe("followRun", () => {
+  it("asks for the events after the last one seen and yields them with their numbers", async () => {
+    const wire = [
+      'id: 4\nevent: token\ndata: {"text":"sea "}\n\nid: 5\nevent: stopped\n',
+      'data: {"run_id":"r1","status":"stopped","answer":"The sea "}\n\n',
+    ];
+    let url = "";
+    const fakeFetch = (async (u: string) => {
+      url = u;
+      return new Response(streamOf(wire), { headers: { "content-type": "text/event-stream" } });
+    }) as typeof fetch;
+    const events = await collect(followRun("r 1", 3, undefined, fakeFetch));
+    expect(url).toBe("/api/runs/r%201/stream?after=3");
+    expect(events).toEqual([
+      { event: "token", data: { text: "sea " }, id: 4 },
+      { event: "stopped", data: { run_id: "r1", status: "stopped", answer: "The sea " }, id: 5 },
+    ]);
+  });
+
+  it("throws ApiError with the server's detail for an unknown run", async () => {
+    const fakeFetch = (async () =>
+      Response.json({ detail: "run 'x' does not exist" }, { status: 404 })) as typeof fetch;
+    await expect(collect(followRun("x", 0, undefined, fakeFetch))).rejects.toThrow(/does not exist/);
   });
 });

@@ -1,0 +1,69 @@
+"""GET /api/runs/{id}, GET /api/runs/{id}/stream (replay, then follow) and POST /api/runs/{id}/cancel (Stop)."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, HTTPException, Query
+from sse_starlette import EventSourceResponse
+
+from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
+from backend.api.deps import Services, ServicesDep
+from backend.api.errors import responses
+from backend.contract.api import RunInfo
+
+router = APIRouter(prefix="/api/runs", tags=["runs"])
+EVENT_NUMBER = r"^\s*[0-9]*\s*$"  # empty: none seen
+LAST_EVENT_HELP = "The number of the last event the client has seen (the SSE `id:`)."
+AFTER_HELP = "Send the events numbered above this; wins over the Last-Event-ID header."
+
+
+async def _existing(services: Services, run_id: str) -> dict:
+    info = await services.runner.info(run_id)
+    if info is None:
+        hours = services.deps.settings.run_log_hours
+        raise HTTPException(
+            404, f"run {run_id!r} does not exist (or finished more than {hours:g} h ago and its log was pruned)"
+        )
+    return info
+
+
+def _after(last_event_id: str, after: int | None) -> int:
+    if after is not None:
+        return after
+    return int(last_event_id) if last_event_id.strip() else 0  # its pattern was checked
+
+
+@router.get("/{run_id}", response_model=RunInfo, responses=responses(404))
+async def get_run(run_id: str, services: ServicesDep) -> dict:
+    """A run's thread, question, status and latest event number."""
+    return await _existing(services, run_id)
+
+
+@router.get(
+    "/{run_id}/stream",
+    summary="Replay a run's events after a given number, then follow it live until it ends",
+    response_class=EventSourceResponse,
+    responses={**STREAM_RESPONSE, **responses(404, 422)},
+)
+async def follow_run(
+    run_id: str,
+    services: ServicesDep,
+    after: Annotated[
+        int | None, Query(ge=0, description="Send the events numbered above this; wins over the header.")
+    ] = None,
+    last_event_id: Annotated[str, Header(pattern=EVENT_NUMBER, description=LAST_EVENT_HELP)] = "",
+) -> EventSourceResponse:
+    """The events a client missed (after `Last-Event-ID` or `?after=`), then the new ones; a finished run closes."""
+    start = _after(last_event_id, after)
+    await _existing(services, run_id)
+    return event_stream(sse_frames(services, run_id, start), services)
+
+
+@router.post("/{run_id}/cancel", response_model=RunInfo, responses=responses(404, 409))
+async def cancel_run(run_id: str, services: ServicesDep) -> dict:
+    """Stop a run: the model request is cancelled, the partial answer stays in the thread marked `stopped`."""
+    info = await _existing(services, run_id)
+    run = services.runner.live.get(run_id)
+    if run is None or run.finished:
+        raise HTTPException(409, f"run {run_id!r} has already finished ({info['status']}); there is nothing to stop")
+    await services.runner.cancel(run)
+    return await _existing(services, run_id)

@@ -1,0 +1,177 @@
+"""Runs live on the server: numbered events, replay and follow, re-attach after a disconnect, Stop, bad input."""
+
+import asyncio
+import time
+
+import httpx
+import pytest
+from httpx_sse import EventSource, aconnect_sse
+
+from backend.main import create_app
+from backend.tests.conftest import fake_settings
+from bench.lib.faults import history_views
+from bench.lib.server import serve_in_thread
+
+POEM = "Write a poem about the sea"  # chat mode: the fake model streams 16 words
+Numbered = list[tuple[int, str, dict]]
+
+
+def numbered(response: httpx.Response) -> Numbered:
+    """(id, event, data) of a finished SSE response, pings skipped."""
+    return [(int(s.id), s.event, s.json()) for s in EventSource(response).iter_sse() if s.data]
+
+
+async def read_until(url: str, method: str, path: str, stop_after_tokens: int | None = None, **kw) -> Numbered:
+    """Stream from a real server; leave after `stop_after_tokens` tokens (None: read to the end)."""
+    seen: Numbered = []
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client, aconnect_sse(client, method, path, **kw) as sse:
+        async for s in sse.aiter_sse():
+            if s.data:
+                seen.append((int(s.id), s.event, s.json()))
+            if stop_after_tokens is not None and sum(e == "token" for _, e, _ in seen) >= stop_after_tokens:
+                break  # leaving the block closes the connection
+    return seen
+
+
+async def until_logged(app, run_id: str) -> None:
+    """Wait until the finished run has left memory: its whole log is in the file."""
+    for _ in range(200):
+        if run_id not in app.state.services.runner.live:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"run {run_id} is still in memory")
+
+
+def answer_of(events: Numbered) -> str:
+    return "".join(d["text"] for _, e, d in events if e == "token")
+
+
+@pytest.fixture
+def slow_server(tmp_path):
+    app = create_app(fake_settings(tmp_path / "data", fake_tokens_per_second=10))
+    with serve_in_thread(app) as url:
+        yield url, app
+
+
+async def test_replay_from_every_last_event_id_of_a_finished_run_is_the_original_stream(app, client):
+    original = numbered(await client.post("/api/chat/stream", json={"message": POEM, "mode": "chat"}))
+    assert [i for i, _, _ in original] == list(range(1, len(original) + 1)) and original[-1][1] == "done"
+    run_id = original[0][2]["run_id"]
+    await until_logged(app, run_id)  # the replays below read the file
+    for k in range(len(original) + 1):
+        replay = await client.get(f"/api/runs/{run_id}/stream", headers={"Last-Event-ID": str(k)})
+        assert replay.status_code == 200 and numbered(replay) == original[k:], k
+    assert numbered(await client.get(f"/api/runs/{run_id}/stream?after=3")) == original[3:]
+    info = (await client.get(f"/api/runs/{run_id}")).json()
+    assert info["status"] == "completed" and info["last_event_id"] == len(original) and info["question"] == POEM
+
+
+async def test_two_followers_and_a_client_that_leaves_and_re_attaches_see_every_event_once(slow_server):
+    url, app = slow_server
+    first = await read_until(url, "POST", "/api/chat/stream", 3, json={"message": POEM, "mode": "chat"})
+    run_id, thread_id = first[0][2]["run_id"], first[0][2]["thread_id"]
+    async with httpx.AsyncClient(base_url=url) as client:
+        thread = (await client.get(f"/api/threads/{thread_id}")).json()  # the first run of a new thread shows at once
+    assert thread["active_run"]["run_id"] == run_id and thread["active_run"]["status"] == "running"
+    follower = asyncio.create_task(read_until(url, "GET", f"/api/runs/{run_id}/stream"))
+    await asyncio.sleep(0.3)  # the run goes on without its first client
+    rest = await read_until(url, "GET", f"/api/runs/{run_id}/stream", headers={"Last-Event-ID": str(first[-1][0])})
+    whole = await follower
+    assert whole[-1][1] == "done" and first + rest == whole  # nothing lost, nothing twice
+    assert answer_of(whole).strip() == whole[-1][2]["answer"]
+    assert len(answer_of(first).split()) == 3 < len(answer_of(whole).split())
+    async with httpx.AsyncClient(base_url=url) as client:
+        views = await history_views(client, thread_id)
+    assert views["page"] == [(POEM, whole[-1][2]["answer"])] == views["export"]
+    async with httpx.AsyncClient(base_url=url) as client:
+        assert (await client.get(f"/api/threads/{thread_id}")).json()["active_run"] is None
+
+
+async def test_stop_cancels_the_model_keeps_the_partial_answer_marked_stopped_outside_memory(slow_server):
+    url, app = slow_server
+    model = app.state.services.deps.chat_model
+    body = {"message": POEM, "mode": "chat", "thread_id": "stopped"}
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        await client.post("/api/chat", json={"message": "Thanks!", "thread_id": "stopped"})  # a completed turn first
+        seen: Numbered = []
+        async with aconnect_sse(client, "POST", "/api/chat/stream", json=body) as sse:
+            async for s in sse.aiter_sse():
+                if s.data:
+                    seen.append((int(s.id), s.event, s.json()))
+                if s.event == "token" and sum(e == "token" for _, e, _ in seen) == 4:
+                    run_id = seen[0][2]["run_id"]
+                    started = time.monotonic()
+                    cancelled = await client.post(f"/api/runs/{run_id}/cancel")
+                    took = time.monotonic() - started
+        assert cancelled.status_code == 200 and cancelled.json()["status"] == "stopped", cancelled.text
+        assert took < 1.0, f"cancel took {took:.2f} s"
+        name, last = seen[-1][1], seen[-1][2]
+        assert name == "stopped" and last == {"run_id": run_id, "status": "stopped", "answer": answer_of(seen)}
+        assert "done" not in [e for _, e, _ in seen] and 4 <= len(answer_of(seen).split()) < 16
+        produced = len(model.calls)
+        await asyncio.sleep(1.0)
+        assert len(model.calls) == produced  # nothing generates in the background
+        messages = (await client.get("/api/threads/stopped")).json()["messages"]
+        assert [(m["content"], m["status"]) for m in messages[-2:]] == [(POEM, None), (last["answer"], "stopped")]
+        memory = (await client.get("/api/threads/stopped/memory")).json()
+        assert [e["question"] for e in memory["qa_index"]] == ["Thanks!"]  # the stopped turn is not memory
+        nxt = await client.post("/api/chat", json={"message": "Tell me a joke", "thread_id": "stopped", "mode": "chat"})
+        assert nxt.status_code == 200
+        prompt = "\n".join(m.text for m in model.calls[-1])
+        assert POEM not in prompt and last["answer"].strip() not in prompt
+        again = await client.post(f"/api/runs/{run_id}/cancel")
+        assert again.status_code == 409 and "already finished (stopped)" in again.json()["detail"]
+        pages = [(m["content"], m["status"]) for m in (await client.get("/api/threads/stopped")).json()["messages"]]
+        assert pages[2:] == [
+            (POEM, None),
+            (last["answer"], "stopped"),
+            ("Tell me a joke", None),
+            (nxt.json()["answer"], "completed"),
+        ]
+
+
+async def test_a_client_that_leaves_does_not_cancel_the_run_unless_it_asked(slow_server):
+    url, app = slow_server
+    kept = await read_until(url, "POST", "/api/chat/stream", 2, json={"message": POEM, "mode": "chat"})
+    cut = await read_until(
+        url, "POST", "/api/chat/stream", 2, json={"message": POEM, "mode": "chat", "on_disconnect": "cancel"}
+    )
+    await asyncio.sleep(2.5)  # long enough for the kept run to finish
+    async with httpx.AsyncClient(base_url=url) as client:
+        ran = (await client.get(f"/api/runs/{kept[0][2]['run_id']}")).json()
+        assert ran["status"] == "completed"
+        assert (await client.get(f"/api/threads/{kept[0][2]['thread_id']}")).json()["messages"][-1][
+            "status"
+        ] == "completed"
+        gone = (await client.get(f"/api/runs/{cut[0][2]['run_id']}")).json()
+        assert gone["status"] == "cancelled"
+        assert (await client.get(f"/api/threads/{cut[0][2]['thread_id']}")).status_code == 404
+
+
+async def test_bad_run_requests_get_clear_errors(client):
+    unknown = await client.get("/api/runs/nope/stream")
+    assert unknown.status_code == 404 and "run 'nope' does not exist" in unknown.json()["detail"]
+    assert (await client.post("/api/runs/nope/cancel")).status_code == 404
+    assert (await client.get("/api/runs/nope")).status_code == 404
+    events = numbered(await client.post("/api/chat/stream", json={"message": "Thanks!"}))
+    run_id = events[0][2]["run_id"]
+    for bad in ("after=-1", "after=abc"):
+        response = await client.get(f"/api/runs/{run_id}/stream?{bad}")
+        assert response.status_code == 422 and "after" in response.json()["detail"], bad
+    header = await client.get(f"/api/runs/{run_id}/stream", headers={"Last-Event-ID": "x7"})
+    assert header.status_code == 422 and "Last-Event-ID" in header.json()["detail"]
+    finished = await client.post(f"/api/runs/{run_id}/cancel")
+    assert finished.status_code == 409 and "already finished (completed)" in finished.json()["detail"]
+
+
+async def test_finished_runs_logs_are_pruned_after_the_configured_time(app, client):
+    events = numbered(await client.post("/api/chat/stream", json={"message": "Thanks!"}))
+    run_id = events[0][2]["run_id"]
+    runner = app.state.services.runner
+    await until_logged(app, run_id)
+    assert await runner.prune(app.state.settings.run_log_hours) == 0  # RAG_RUN_LOG_HOURS (24 h) not reached yet
+    assert (await client.get(f"/api/runs/{run_id}")).status_code == 200
+    await asyncio.sleep(0.01)
+    assert await runner.prune(0.001 / 3600) == 1  # older than a millisecond
+    gone = await client.get(f"/api/runs/{run_id}/stream")
+    assert gone.status_code == 404 and "pruned" in gone.json()["detail"]

@@ -1,0 +1,35 @@
+"""The run log on its own: batched appends, final status, unfinished runs and pruning."""
+
+import asyncio
+
+from backend.runs.log import BATCH_SECONDS, RunLog
+
+
+async def test_events_reach_the_file_in_batches_and_finish_writes_the_rest_with_the_status(tmp_path):
+    async with RunLog.open(tmp_path / "runs.sqlite") as log:
+        await log.start("r1", "t1", "question?", "2026-01-01T00:00:00.000+00:00")
+        for seq in range(1, 4):
+            log.append("r1", seq, "token", f'{{"text": "w{seq} "}}')
+        await asyncio.sleep(BATCH_SECONDS * 4)
+        assert [s for s, _, _ in await log.events("r1")] == [1, 2, 3]  # one batch, without being asked
+        log.append("r1", 4, "done", "{}")
+        await log.finish("r1", "completed", 4, "2026-01-01T00:00:01.000+00:00")
+        assert [s for s, _, _ in await log.events("r1", after=2)] == [3, 4]
+        assert (await log.run("r1"))["status"] == "completed" and (await log.run("r1"))["last_event_id"] == 4
+
+
+async def test_unfinished_runs_carry_their_logged_text_and_pruning_keeps_them_and_recent_runs(tmp_path):
+    async with RunLog.open(tmp_path / "runs.sqlite") as log:
+        for run_id, created in (("old", "2026-01-01"), ("new", "2026-01-03"), ("live", "2026-01-02")):
+            await log.start(run_id, "t", "q", created)
+            log.append(run_id, 1, "metadata", "{}")
+            log.append(run_id, 2, "token", '{"text": "Partial "}')
+            log.append(run_id, 3, "token", '{"text": "answer"}')
+        await log.flush()
+        await log.finish("old", "completed", 3, "2026-01-01T12:00:00.000+00:00")
+        await log.finish("new", "stopped", 3, "2026-01-03T12:00:00.000+00:00")
+        unfinished = await log.unfinished()
+        assert [(r["run_id"], r["answer"], r["last_event_id"]) for r in unfinished] == [("live", "Partial answer", 3)]
+        assert await log.prune("2026-01-02T00:00:00.000+00:00") == 1
+        assert await log.run("old") is None and await log.events("old") == []
+        assert await log.run("new") is not None and await log.run("live") is not None
