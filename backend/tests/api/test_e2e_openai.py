@@ -86,7 +86,8 @@ def test_a_client_that_leaves_stops_the_llama_cpp_generation_within_a_second(lla
     app = create_app(ragline(llama, tmp_path / "data", max_tokens=400, tool_calling="off"))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=300) as client:
         log_before = len(llama.log())
-        with connect_sse(client, "POST", "/api/chat/stream", json={"message": STORY, "mode": "chat"}) as source:
+        body = {"message": STORY, "mode": "chat", "on_disconnect": "cancel"}  # leaving cancels only when asked
+        with connect_sse(client, "POST", "/api/chat/stream", json=body) as source:
             seen = 0
             for sse in source.iter_sse():
                 seen += sse.event == "token"

@@ -29,7 +29,7 @@ def test_kill_9_while_the_model_streams_then_page_export_and_memory_agree_after_
             assert [m["status"] for m in last] == [None, "interrupted"] and last[0]["content"] == POEM
             assert finished.text.startswith(last[1]["content"])  # what was logged before the kill; no more
             if point == "mid-answer":
-                assert len(last[1]["content"].split()) >= 2, last  # tokens are logged within 50 ms of being sent
+                assert last[1]["content"].strip(), last  # some of what streamed was logged (batches of 50 ms)
             run = httpx.get(f"{url}/api/runs/{finished.run_id}").json()
             assert run["status"] == "interrupted" and run["thread_id"] == thread_id
             replay = parse_sse(httpx.get(f"{url}/api/runs/{finished.run_id}/stream", timeout=30))
