@@ -59,23 +59,23 @@ async def test_the_first_slot_evaluated_is_saved_and_the_others_restore_it():
     assert len(chat.calls) == 1 and m.kv.loaded == [1]  # slot 0 evaluated the prompt, slot 1 read its file
 
 
-async def test_after_a_restart_every_slot_restores_and_nothing_is_evaluated():
-    files = FakeSlotFiles()
+async def restarted(files: FakeSlotFiles, system: str) -> ScriptedChatModel:
+    """Prime a server with "SYSTEM" and then a new one, both keeping slots in `files`; the new one's chat model."""
     first, _ = models(2)
     first.kv = files
     await prime_slots(first, "SYSTEM")
     again, chat = models(2)
     again.kv = files
-    assert await prime_slots(again, "SYSTEM") == 2
+    assert await prime_slots(again, system) == 2
+    return chat
+
+
+async def test_after_a_restart_every_slot_restores_and_nothing_is_evaluated():
+    files = FakeSlotFiles()
+    chat = await restarted(files, "SYSTEM")
     assert chat.calls == [] and sorted(files.loaded) == [0, 1, 1]
 
 
 async def test_another_system_prompt_is_not_restored_from_the_old_file():
-    files = FakeSlotFiles()
-    m, _ = models(2)
-    m.kv = files
-    await prime_slots(m, "SYSTEM")
-    other, chat = models(2)
-    other.kv = files
-    await prime_slots(other, "ANOTHER SYSTEM PROMPT")
+    chat = await restarted(FakeSlotFiles(), "ANOTHER SYSTEM PROMPT")
     assert len(chat.calls) == 1
