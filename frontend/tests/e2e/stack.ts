@@ -48,7 +48,14 @@ function backendEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS
   // The parent's RAG_* settings (a developer's ollama setup, say) must not leak into the test servers.
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("RAG_")) delete env[key];
-  return Object.assign(env, { RAG_LLM_BACKEND: "fake", RAG_DATA_DIR: dataDir, RAG_HOST: "127.0.0.1" }, extra);
+  // 20 tokens/s: an answer streams for a few seconds, so the live states stay observable on a loaded machine.
+  const base = {
+    RAG_LLM_BACKEND: "fake",
+    RAG_FAKE_TOKENS_PER_SECOND: "20",
+    RAG_DATA_DIR: dataDir,
+    RAG_HOST: "127.0.0.1",
+  };
+  return Object.assign(env, base, extra);
 }
 
 /** A data dir holding the ingested sample corpus, made once and copied for each backend. */
