@@ -27,6 +27,14 @@ class CancellationRecordingFake(ScriptedChatModel):
             raise
 
 
+def wait_until_runs_end(app, seconds: float = 5) -> None:
+    runner = app.state.services.runner
+    deadline = time.monotonic() + seconds
+    while runner.live and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not runner.live, "the cancelled run never ended"
+
+
 def test_stream_when_client_that_asked_for_it_disconnects_then_model_cancelled_and_turn_not_persisted(settings):
     app = create_app(settings)
     with serve_in_thread(app) as url:
@@ -43,6 +51,7 @@ def test_stream_when_client_that_asked_for_it_disconnects_then_model_cancelled_a
                 time.sleep(0.05)
             assert slow.cancelled, "the model stream kept running after the client left"
             assert slow.produced < reply_words
+            wait_until_runs_end(app)  # the cancelled run discards its checkpoints after the model stream closed
             assert client.get(f"/api/threads/{thread_id}").status_code == 404
             assert client.get("/api/threads").json() == []
             # the thread still works afterwards, with no half-finished turn in its history
@@ -73,6 +82,7 @@ def test_openai_stream_when_client_disconnects_then_model_cancelled_and_nothing_
                 time.sleep(0.05)
             assert slow.cancelled, "the model stream kept running after the client left"
             assert slow.produced < reply_words
+            wait_until_runs_end(app)  # the cancelled run discards its checkpoints after the model stream closed
             assert client.get("/api/threads/openai-disconnect").status_code == 404
             assert client.get("/api/threads").json() == []
         with sqlite3.connect(settings.checkpoint_path) as db:
