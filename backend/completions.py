@@ -28,6 +28,7 @@ from backend.contract.events import (
 from backend.contract.openai import (
     Annotation,
     AssistantMessage,
+    Blocked,
     ChatCompletion,
     ChatCompletionChunk,
     ChatCompletionRequest,
@@ -35,6 +36,7 @@ from backend.contract.openai import (
     Choice,
     ChunkChoice,
     Delta,
+    FinishReason,
     OpenAIError,
     OpenAIErrorDetail,
     OpenAIRequestError,
@@ -178,6 +180,18 @@ def usage(question: str, answer: str) -> Usage:
     return Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
 
 
+def blocked(done: DoneEvent | None) -> Blocked | None:
+    """What a guardrail did to the turn, if anything: blocked the question, or replaced an unsafe answer."""
+    validation = (done.validation if done else None) or {}
+    check = validation.get("input") or {}
+    if check.get("action") == "block":
+        return Blocked(stage="input", reason=check.get("reason", ""), categories=check.get("categories", []))
+    output = validation.get("output_guardrail") or {}
+    if output and not output.get("safe", True):
+        return Blocked(stage="output", reason=", ".join(output.get("issues", [])))
+    return None
+
+
 def error_body(event: ErrorEvent) -> OpenAIError:
     """A failed turn as an OpenAI error."""
     return OpenAIError(error=OpenAIErrorDetail(message=event.message, type="server_error", code=event.code))
@@ -239,7 +253,13 @@ class TurnWriter:
             ignored_system_messages=self.conversation.system_messages,
             sources=self.sources,
             replace=replace,
+            blocked=blocked(self.done),
         )
+
+    @property
+    def finish_reason(self) -> FinishReason:
+        """content_filter when a guardrail blocked the question or replaced the answer (OpenAI's value), else stop."""
+        return "content_filter" if blocked(self.done) else "stop"
 
     def completion(self) -> ChatCompletion:
         """The whole answer as one completion (after the done event)."""
@@ -249,7 +269,7 @@ class TurnWriter:
             id=self.id,
             created=self.created,
             model=self.model,
-            choices=[Choice(message=message)],
+            choices=[Choice(message=message, finish_reason=self.finish_reason)],
             usage=usage(self.conversation.question, self.answer),
             ragline=self.info(),
         )
@@ -272,7 +292,7 @@ class TurnWriter:
             return [error_body(event).model_dump_json(), DONE_LINE]
         if isinstance(event, DoneEvent):
             notes = annotations(self.answer, self.sources, self.base_url)
-            last = self.chunk(Delta(annotations=notes or None), finish_reason="stop", ragline=self.info())
+            last = self.chunk(Delta(annotations=notes or None), finish_reason=self.finish_reason, ragline=self.info())
             out = [last.model_dump_json()]
             if include_usage:  # OpenAI's usage chunk: after the last choice, with no choices
                 used = usage(self.conversation.question, self.answer)

@@ -13,6 +13,7 @@ from backend.contract.types import PublicSource
 
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
 ThreadFrom = Literal["header", "metadata", "chat_id_header", "history", "new"]
+FinishReason = Literal["stop", "content_filter"]  # content_filter: a guardrail blocked the question or the answer
 
 
 def _none(value: Any) -> bool:
@@ -102,6 +103,14 @@ class Replacement(BaseModel):
     reason: str
 
 
+class Blocked(BaseModel):
+    """A guardrail blocked the question (stage input) or rewrote the answer (stage output): the content is its reply."""
+
+    stage: Literal["input", "output"]
+    reason: str
+    categories: list[str] = []
+
+
 class RaglineInfo(BaseModel):
     """Ragline's own part of a response: which thread answered, how it was found, the sources, a replacement."""
 
@@ -117,6 +126,7 @@ class RaglineInfo(BaseModel):
     ignored_system_messages: int = Field(description="system and developer messages, never given to the model.")
     sources: list[PublicSource] = []
     replace: Replacement | None = None
+    blocked: Blocked | None = None
 
 
 class Usage(BaseModel):
@@ -141,7 +151,7 @@ class Choice(BaseModel):
 
     index: int = 0
     message: AssistantMessage
-    finish_reason: Literal["stop"] = "stop"
+    finish_reason: FinishReason = "stop"
     logprobs: None = None
 
 
@@ -170,7 +180,7 @@ class ChunkChoice(BaseModel):
 
     index: int = 0
     delta: Delta
-    finish_reason: Literal["stop"] | None = None
+    finish_reason: FinishReason | None = None
     logprobs: None = None
 
 

@@ -402,6 +402,24 @@ export interface components {
              */
             role: "assistant";
         };
+        /**
+         * Blocked
+         * @description A guardrail blocked the question (stage input) or rewrote the answer (stage output): the content is its reply.
+         */
+        Blocked: {
+            /**
+             * Categories
+             * @default []
+             */
+            categories: string[];
+            /** Reason */
+            reason: string;
+            /**
+             * Stage
+             * @enum {string}
+             */
+            stage: "input" | "output";
+        };
         /** Body_upload_documents_api_documents_post */
         Body_upload_documents_api_documents_post: {
             /**
@@ -639,9 +657,9 @@ export interface components {
             /**
              * Finish Reason
              * @default stop
-             * @constant
+             * @enum {string}
              */
-            finish_reason: "stop";
+            finish_reason: "stop" | "content_filter";
             /**
              * Index
              * @default 0
@@ -661,7 +679,7 @@ export interface components {
              * Finish Reason
              * @default null
              */
-            finish_reason: "stop" | null;
+            finish_reason: ("stop" | "content_filter") | null;
             /**
              * Index
              * @default 0
@@ -1046,6 +1064,8 @@ export interface components {
          * @description Ragline's own part of a response: which thread answered, how it was found, the sources, a replacement.
          */
         RaglineInfo: {
+            /** @default null */
+            blocked: components["schemas"]["Blocked"] | null;
             /**
              * Ignored System Messages
              * @description system and developer messages, never given to the model.
