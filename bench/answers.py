@@ -24,6 +24,7 @@ from pathlib import Path
 
 import httpx
 import yaml
+from fastapi import FastAPI
 
 from backend.contract.citations import cited_ids
 from backend.guardrails.grounding import NOT_FOUND_RE
@@ -63,6 +64,7 @@ class Record:
     final: str = ""
     sources: list[dict] = field(default_factory=list)
     passages: dict[str, str] = field(default_factory=dict)  # source id -> passage text (from its span)
+    prompt: str = ""  # the user message as the generator sent it (passages and question), for offline replay
     validation: dict = field(default_factory=dict)
     ttft_s: float | None = None
     check_s: float | None = None
@@ -164,11 +166,19 @@ def events_of(chunks: list[tuple[float, bytes]]) -> list[tuple[str, dict, float]
     return out
 
 
+async def sent_prompt(app: FastAPI, thread_id: str) -> str:
+    """The user message the generator sent on the thread's last turn, read from its checkpoint."""
+    state = await app.state.services.graph.aget_state({"configurable": {"thread_id": thread_id}})
+    transcript = state.values.get("transcript") or []
+    return transcript[-1]["prompt"] if transcript else ""
+
+
 async def ask(client: httpx.AsyncClient, clock: SendClock, item: Item) -> Record:
     record = Record(item)
     clock.chunks.clear()
     started = time.perf_counter()
-    body = {"message": item.question, "thread_id": f"answers-{item.set}-{item.id}", "mode": "rag"}
+    thread_id = f"answers-{item.set}-{item.id}"
+    body = {"message": item.question, "thread_id": thread_id, "mode": "rag"}
     response = await client.post("/api/chat/stream", json=body)
     if response.status_code != 200:
         record.error = f"HTTP {response.status_code}"
@@ -190,6 +200,7 @@ async def ask(client: httpx.AsyncClient, clock: SendClock, item: Item) -> Record
         if "doc_id" in source and "start" in source:
             text = (await client.get(f"/api/documents/{source['doc_id']}/text")).json()["text"]
             record.passages[source["id"]] = text[source["start"] : source["end"]]
+    record.prompt = await sent_prompt(clock.app, thread_id)
     return record
 
 
