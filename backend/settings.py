@@ -220,6 +220,18 @@ class Settings(BaseSettings):
     grounding_min_support: float = Field(
         0.5, ge=0.0, le=1.0, description="Support (lexical and semantic, 0..1) a passage needs to back a claim."
     )
+    answerable_check: bool = Field(
+        True,
+        description="After a documents answer, ask the model whether the passages state the answer to the question; "
+        "if not, reply that the documents do not say.",
+    )
+    answerable_min_yes: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="The model's P(yes) below which the answerable check replaces the answer; unset: the value "
+        "calibrated for the embedded model (Ollama models: the check is skipped).",
+    )
 
     # guardrails and triage
     guardrail_policy: str = Field(

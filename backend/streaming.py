@@ -90,7 +90,14 @@ def replace_reason(validation: Validation) -> str:
     """Why the final answer differs from the streamed tokens."""
     reasons = []
     sources = validation.get("sources") or {}
-    if sources.get("not_found") == "replaced":
+    if sources.get("not_found") == "replaced" and sources.get("not_found_reason") == "unanswered":
+        p = (validation.get("answerable") or {}).get("p_yes")
+        judged = f" (P(yes) {p:.2f})" if p is not None else ""
+        reasons.append(
+            f"the model judged that the passages do not state the answer to the question{judged}, "
+            "so the answer says the documents do not contain it"
+        )
+    elif sources.get("not_found") == "replaced":
         reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
     if sources.get("markup_removed"):
         reasons.append("the prompt's <knowledge_base> tag in the answer now reads 'the documents'")

@@ -6,9 +6,14 @@ questions with gold spans and unanswerable ones written to look answerable). Eac
 hash of the question id: thresholds are tuned on `tune` only and figures are reported on `report`.
 
 Every turn goes through POST /api/chat/stream on a fresh thread with the FAQ triage off (so the model answers).
-The raw answer (the streamed tokens) is what the model wrote: scored, it is "repair off". The final answer (after
-the `replace` event of the citation check and repair) is "repair on". Both come from the same turn, so the
-comparison is side by side. A cited passage is read back through GET /api/documents/{id}/text with its span.
+Three columns come from the same turn, so the comparison is side by side:
+- "off": the raw answer (the streamed tokens), what the model wrote;
+- "repair": what the user would get without the answerable check (validate_answerable): the final answer, or,
+  when that check replaced it, the model's text it replaced (its citations not repaired; correctness and
+  abstention do not depend on them);
+- "repair+check": the final answer (after the `replace` event), what the user gets.
+A cited passage is read back through GET /api/documents/{id}/text with its span. `--answerable-check off` runs
+without the check (then the last two columns agree).
 """
 
 import argparse
@@ -19,11 +24,14 @@ import re
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import httpx
 import yaml
+from fastapi import FastAPI
 
 from backend.contract.citations import cited_ids
 from backend.guardrails.grounding import NOT_FOUND_RE
@@ -63,10 +71,28 @@ class Record:
     final: str = ""
     sources: list[dict] = field(default_factory=list)
     passages: dict[str, str] = field(default_factory=dict)  # source id -> passage text (from its span)
+    prompt: str = ""  # the user message as the generator sent it (passages and question), for offline replay
     validation: dict = field(default_factory=dict)
     ttft_s: float | None = None
-    check_s: float | None = None
+    check_s: float | None = None  # validate_sources, start to end
+    judge_s: float | None = None  # validate_answerable, start to end (the model's verdict)
     error: str | None = None
+
+    @property
+    def replaced_by(self) -> str | None:
+        """Why the answer became the not-found reply: "unsupported" (no claim supported), "unanswered" (the
+        answerable check), or None."""
+        sources = self.validation.get("sources") or {}
+        if sources.get("not_found") != "replaced":
+            return None
+        return sources.get("not_found_reason", "unsupported")
+
+    @property
+    def unchecked(self) -> str:
+        """The answer the user would have got without the answerable check."""
+        if self.replaced_by != "unanswered":
+            return self.final
+        return self.validation["sources"].get("original_text", self.final)
 
 
 def own_items() -> list[Item]:
@@ -123,10 +149,13 @@ def score(record: Record, text: str) -> dict:
     }
 
 
+VARIANTS = {"raw": "off", "unchecked": "repair", "final": "repair+check"}
+
+
 def aggregate(records: list[Record]) -> dict:
-    """The figures for a group of records, repair off (raw) and on (final)."""
+    """The figures for a group of records: repair off (raw), repair on without the answerable check, and both."""
     out: dict = {"n": len(records)}
-    for variant in ("raw", "final"):
+    for variant in VARIANTS:
         scores = [(r, score(r, getattr(r, variant))) for r in records if not r.error]
         ans = [s for r, s in scores if r.item.answerable]
         una = [s for r, s in scores if not r.item.answerable]
@@ -139,14 +168,21 @@ def aggregate(records: list[Record]) -> dict:
             "false_answers_unanswerable": sum(not s["abstained"] for s in una) / len(una) if una else None,
             "abstained_answerable": sum(s["abstained"] for s in ans) / len(ans) if ans else None,
         }
-    replaced = lambda r: r.validation.get("sources", {}).get("not_found") == "replaced"  # noqa: E731
-    wrongly = [r for r in records if r.item.answerable and score(r, r.raw)["correct"] and replaced(r)]
     correct_raw = [r for r in records if r.item.answerable and not r.error and score(r, r.raw)["correct"]]
-    out["correct_wrongly_replaced"] = len(wrongly) / len(correct_raw) if correct_raw else None
+    for why, key in ((None, "correct_wrongly_replaced"), ("unsupported", "correct_replaced_unsupported"),
+                     ("unanswered", "correct_replaced_unanswered")):  # fmt: skip
+        wrongly = [r for r in correct_raw if r.replaced_by and why in (None, r.replaced_by)]
+        out[key] = len(wrongly) / len(correct_raw) if correct_raw else None
     ttfts = [r.ttft_s for r in records if r.ttft_s is not None]
     checks = [r.check_s for r in records if r.check_s is not None]
+    judges = [r.judge_s for r in records if r.judge_s is not None and r.validation.get("answerable")]
+    both = [(r.check_s or 0.0) + (r.judge_s or 0.0) for r in records if r.check_s is not None]
     out["ttft_p50_s"], out["ttft_p90_s"] = median(ttfts), percentile(ttfts, 90)
-    out["check_p50_ms"] = median(checks) * 1000 if checks else None
+    out["check_p50_ms"] = median(checks) * 1000 if checks else None  # validate_sources, every documents turn
+    out["judge_p50_ms"] = median(judges) * 1000 if judges else None  # validate_answerable, turns it judged
+    out["judge_p90_ms"] = percentile(judges, 90) * 1000 if judges else None
+    out["checks_p50_ms"] = median(both) * 1000 if both else None  # both, every documents turn
+    out["judged"] = len(judges)
     out["errors"] = sum(bool(r.error) for r in records)
     return out
 
@@ -164,11 +200,26 @@ def events_of(chunks: list[tuple[float, bytes]]) -> list[tuple[str, dict, float]
     return out
 
 
+def node_time(marks: dict[tuple[str | None, str | None], float], node: str) -> float | None:
+    """Seconds from a node's start status to its end status (None when it did not run)."""
+    if (node, "start") in marks and (node, "end") in marks:
+        return marks[(node, "end")] - marks[(node, "start")]
+    return None
+
+
+async def sent_prompt(app: FastAPI, thread_id: str) -> str:
+    """The user message the generator sent on the thread's last turn, read from its checkpoint."""
+    state = await app.state.services.graph.aget_state({"configurable": {"thread_id": thread_id}})
+    transcript = state.values.get("transcript") or []
+    return transcript[-1]["prompt"] if transcript else ""
+
+
 async def ask(client: httpx.AsyncClient, clock: SendClock, item: Item) -> Record:
     record = Record(item)
     clock.chunks.clear()
     started = time.perf_counter()
-    body = {"message": item.question, "thread_id": f"answers-{item.set}-{item.id}", "mode": "rag"}
+    thread_id = f"answers-{item.set}-{item.id}"
+    body = {"message": item.question, "thread_id": thread_id, "mode": "rag"}
     response = await client.post("/api/chat/stream", json=body)
     if response.status_code != 200:
         record.error = f"HTTP {response.status_code}"
@@ -178,8 +229,7 @@ async def ask(client: httpx.AsyncClient, clock: SendClock, item: Item) -> Record
     record.raw = "".join(text for text, _ in tokens)
     record.ttft_s = tokens[0][1] - started if tokens else None
     marks = {(d.get("node"), d.get("phase")): t for n, d, t in events if n == "status"}
-    if ("validate_sources", "start") in marks and ("validate_sources", "end") in marks:
-        record.check_s = marks[("validate_sources", "end")] - marks[("validate_sources", "start")]
+    record.check_s, record.judge_s = node_time(marks, "validate_sources"), node_time(marks, "validate_answerable")
     done = next((d for n, d, _ in events if n == "done"), None)
     if done is None:
         record.error = next((d.get("message") for n, d, _ in events if n == "error"), "no done event")
@@ -190,10 +240,14 @@ async def ask(client: httpx.AsyncClient, clock: SendClock, item: Item) -> Record
         if "doc_id" in source and "start" in source:
             text = (await client.get(f"/api/documents/{source['doc_id']}/text")).json()["text"]
             record.passages[source["id"]] = text[source["start"] : source["end"]]
+    record.prompt = await sent_prompt(clock.app, thread_id)
     return record
 
 
-async def run_model(model: str, sets: dict[str, tuple[Path, list[Item]]], work: Path, style: str) -> list[Record]:
+async def run_model(
+    model: str, sets: dict[str, tuple[Path, list[Item]]], work: Path, style: str, options: dict, dump: TextIO | None
+) -> list[Record]:
+    """Every item of every set on one model and prompt style; each record is dumped as soon as it is measured."""
     records = []
     for name, (docs, items) in sets.items():
         settings = Settings(
@@ -203,6 +257,7 @@ async def run_model(model: str, sets: dict[str, tuple[Path, list[Item]]], work: 
             temperature=0.0,
             faq_path=None,
             prompt_style=style,
+            **options,
         )
         app = create_app(settings)
         clock = SendClock(app)
@@ -210,8 +265,10 @@ async def run_model(model: str, sets: dict[str, tuple[Path, list[Item]]], work: 
             await ingest_paths(app.state.services.knowledge, [docs])
             await ask(client, clock, Item("warm-up", "What is this collection about?", False, [], None, "warm"))
             for k, item in enumerate(items, 1):
-                records.append(await ask(client, clock, item))
-                r = records[-1]
+                records.append(r := await ask(client, clock, item))
+                if dump:
+                    dump.write(json.dumps({"model": f"{model} {style}", **asdict(r)}, ensure_ascii=False) + "\n")
+                    dump.flush()
                 verdict = "ERROR " + r.error if r.error else ("ok" if score(r, r.final)["correct"] else "-")
                 report.progress(f"{model} {style} {name} {k}/{len(items)} {item.id}: {verdict} {r.final[:70]!r}")
     return records
@@ -225,24 +282,26 @@ def table_rows(model: str, records: list[Record]) -> list[list]:
             if not group:
                 continue
             a = aggregate(group)
-            for variant, label in (("raw", "off"), ("final", "on")):
+            replaced = {"raw": None, "unchecked": "correct_replaced_unsupported", "final": "correct_wrongly_replaced"}
+            for variant, label in VARIANTS.items():
                 v = a[variant]
                 rows.append([
-                    f"{model} {set_name} {split} (n={a['n']}) repair {label}", report.pct(v["answer_correct"]),
+                    f"{model} {set_name} {split} (n={a['n']}) {label}", report.pct(v["answer_correct"]),
                     report.pct(v["citation_precision"]), report.pct(v["correct_with_citation"]),
                     report.pct(v["false_answers_unanswerable"]), report.pct(v["abstained_answerable"]),
-                    report.pct(a["correct_wrongly_replaced"]) if variant == "final" else "-",
-                    report.secs(a["ttft_p50_s"]), report.num(a["check_p50_ms"], " ms", 0),
+                    report.pct(a[replaced[variant]]) if replaced[variant] else "-", report.secs(a["ttft_p50_s"]),
+                    report.num(a["judge_p50_ms"], " ms", 0) if variant == "final" else "-",
+                    report.num(a["checks_p50_ms" if variant == "final" else "check_p50_ms"], " ms", 0),
                 ])  # fmt: skip
     return rows
 
 
 HEADERS = ["run", "correct", "cite precision", "correct+cited", "false on unanswerable", "abstained on answerable",
-           "correct replaced", "TTFT p50", "check p50"]  # fmt: skip
+           "correct replaced", "TTFT p50", "judge p50", "checks p50"]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the sets on each model, print the figures (repair off vs on, tune vs report), write JSON and records."""
+    """Run the sets on each model, print the figures (repair and check off vs on, tune vs report), write JSON."""
     parser = argparse.ArgumentParser(prog="bench.answers", description=__doc__.split("\n")[0])
     parser.add_argument("--model", action="append", help="embedded model (repeatable; default qwen2.5-coder-1.5b)")
     parser.add_argument("--set", action="append", choices=["own", "squad"], help="question sets (default both)")
@@ -256,11 +315,20 @@ def main(argv: list[str] | None = None) -> int:
         choices=["plain", "example", "quote"],
         help="system prompt variants side by side (repeatable; default: the setting's default)",
     )
+    parser.add_argument("--answerable-check", choices=["on", "off"], help="default: RAG_ANSWERABLE_CHECK's default")
+    parser.add_argument("--answerable-min-yes", type=float, help="default: RAG_ANSWERABLE_MIN_YES's default")
     report.add_output_args(parser, "answers")
     args = parser.parse_args(argv)
     models = args.model or ["qwen2.5-coder-1.5b"]
-    results, records_all = {}, []
-    with tempfile.TemporaryDirectory() as tmp:
+    options: dict = {}
+    if args.answerable_check:
+        options["answerable_check"] = args.answerable_check == "on"
+    if args.answerable_min_yes is not None:
+        options["answerable_min_yes"] = args.answerable_min_yes
+    results = {}
+    if args.dump:
+        args.dump.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, args.dump.open("w") if args.dump else nullcontext() as dump:
         work = Path(tmp)
         sets: dict[str, tuple[Path, list[Item]]] = {}
         for name in args.set or ["own", "squad"]:
@@ -273,22 +341,15 @@ def main(argv: list[str] | None = None) -> int:
         for model in models:
             for style in styles:
                 label = f"{model} {style}"
-                records = asyncio.run(run_model(model, sets, work, style))
-                records_all += [(label, r) for r in records]
+                records = asyncio.run(run_model(model, sets, work, style, options, dump))
                 results[label] = {
                     f"{s}/{split}": aggregate([r for r in records if r.item.set == s and r.item.split == split])
                     for s in sets for split in ("tune", "report")
                 }  # fmt: skip
                 rows += table_rows(label, records)
-    if args.dump:
-        args.dump.parent.mkdir(parents=True, exist_ok=True)
-        with args.dump.open("w") as f:
-            for model, r in records_all:
-                f.write(json.dumps({"model": model, **asdict(r)}, ensure_ascii=False) + "\n")
-    text = report.table(
-        "answers: repair off (the model's words) vs on (what the user gets)", HEADERS, rows, args.markdown
-    )
-    report.publish(text + f"\n\nload average {report.load()}", results, args.json)
+    title = "answers: off (the model's words), repair (citations repaired), repair+check (what the user gets)"
+    text = report.table(title, HEADERS, rows, args.markdown)
+    report.publish(text + f"\n\nload average {report.load()}" + f"\noptions {options}", results, args.json)
     return 0
 
 

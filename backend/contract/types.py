@@ -73,6 +73,17 @@ class SourcesCheck(TypedDict):
     not_found: NotRequired[Literal["model", "replaced"] | None]  # who said the documents lack the answer
     original_text: NotRequired[str]  # the model's answer when it was replaced by the not-found reply
     markup_removed: NotRequired[bool]  # the answer quoted the prompt's tags (<knowledge_base>); read as "the documents"
+    not_found_reason: NotRequired[Literal["unsupported", "unanswered"]]  # why it was replaced: no claim supported,
+    # or the model judged that the passages do not state the answer to the question (validation.answerable)
+
+
+class AnswerableCheck(TypedDict):
+    """The model's own verdict, asked after it answered: do the passages state the answer to the question?"""
+
+    p_yes: float | None  # P(yes) / (P(yes) + P(no)) at its one-token reply; None when it said neither
+    answered: bool | None  # p_yes >= threshold; None when there was no verdict
+    threshold: float
+    ms: float  # how long the verdict took
 
 
 class ToneCheck(TypedDict):
@@ -102,6 +113,7 @@ class Validation(TypedDict, total=False):
     """Every check's verdict; each node adds its own key."""
 
     input: InputCheck
+    answerable: AnswerableCheck
     sources: SourcesCheck
     tone: ToneCheck
     output_guardrail: OutputCheck

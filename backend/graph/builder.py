@@ -1,7 +1,8 @@
 """build_graph: the chat-turn StateGraph, wiring only.
 
 start_turn → guardrail_input → triage_relevance → triage_faq → triage_intent → router → (chat: generator |
-rag: rewriter → retriever → generator) → validate_sources → validate_tone → guardrail_output → memory → END.
+rag: rewriter → retriever → generator) → validate_answerable → validate_sources → validate_tone →
+guardrail_output → memory → END.
 A guardrail, triage node or the router may answer at once (triage.skip_llm): the turn then jumps to
 guardrail_output, so the output check and memory still run. Any node can be replaced by name (`nodes=`).
 """
@@ -25,6 +26,7 @@ from backend.graph.nodes.start_turn import start_turn
 from backend.graph.nodes.triage_faq import triage_faq
 from backend.graph.nodes.triage_intent import triage_intent
 from backend.graph.nodes.triage_relevance import triage_relevance
+from backend.graph.nodes.validate_answerable import validate_answerable
 from backend.graph.nodes.validate_sources import validate_sources
 from backend.graph.nodes.validate_tone import validate_tone
 from backend.graph.state import ChatState, TurnInput
@@ -40,6 +42,7 @@ DEFAULT_NODES: dict[str, Callable[..., Any]] = {
     "rewriter": rewrite,
     "retriever": retrieve,
     "generator": generate,
+    "validate_answerable": validate_answerable,
     "validate_sources": validate_sources,
     "validate_tone": validate_tone,
     "guardrail_output": guardrail_output,
@@ -74,7 +77,8 @@ def build_graph(
     graph.add_conditional_edges("router", next_after_router)
     graph.add_edge("rewriter", "retriever")
     graph.add_edge("retriever", "generator")
-    graph.add_edge("generator", "validate_sources")
+    graph.add_edge("generator", "validate_answerable")
+    graph.add_edge("validate_answerable", "validate_sources")
     graph.add_edge("validate_sources", "validate_tone")
     graph.add_edge("validate_tone", "guardrail_output")
     graph.add_edge("guardrail_output", "memory")

@@ -46,6 +46,13 @@ NO_DOCUMENTS = """No document in the knowledge base matched this question. Say s
 
 Question: {question}"""
 
+# The answerable check (RAG_ANSWERABLE_CHECK): asked after the answer has streamed, in place of the answer, right
+# after the user message with the passages and the question, so the model judges the passages, not its own answer.
+# Its first token's P(yes) is the verdict. Chosen on bench.answers' tune split over variants with and without the
+# answer in the conversation and without the question repeated (README, "Answers").
+ANSWERED = """Question: {question}
+Do the sources above state the answer to this question? Answer yes or no."""
+
 REWRITE = """Rewrite the follow-up question below as one standalone question that can be understood without the conversation above. Resolve pronouns and references using the conversation. Keep it short. Reply with the rewritten question only.
 
 Follow-up question: {question}"""

@@ -19,6 +19,7 @@ NODE_LABELS = {
     "rewriter": "Checking the conversation",
     "retriever": "Searching documents",
     "generator": "Writing answer",
+    "validate_answerable": "Checking the sources answer the question",
     "validate_sources": "Checking the answer against the sources",
     "validate_tone": "Checking the tone",
     "guardrail_output": "Checking the answer",

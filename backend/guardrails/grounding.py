@@ -27,7 +27,8 @@ NOT_FOUND_RE = re.compile(
     r"\b(not (mentioned|specified|stated|provided|included|covered|found|listed|described|available|given)"
     r"|no (information|mention|details?|data)|(does|do|did)( not|n't) (say|mention|specify|state|contain|provide"
     r"|include|cover|describe|list)|not in the (provided )?(documents?|knowledge base|sources?|context|passages?)"
-    r"|(can ?not|could ?n[o']t|unable to) (find|locate|determine)|(is|are) not (addressed|covered))\b",
+    r"|(can ?not|could ?n[o']t|unable to) (find|locate|determine)|(is|are) not (addressed|covered)"
+    r"|no documents? (in the knowledge base )?match(ed|es)?)\b",
     re.IGNORECASE,
 )
 

@@ -16,6 +16,9 @@ NOT_FOUND_REPLY = "That is not in the documents."
 # A question containing this makes the fake add a claim no passage supports (for UI and end-to-end tests).
 INVENT_TRIGGER = "(fake: invent a fact)"
 INVENTED_CLAIM = "The unit also holds 42 litres of R-410A refrigerant [S1]."
+# Asked whether the sources state the answer (the answerable check), the fake says yes unless the question has this.
+NOT_ANSWERED_TRIGGER = "(fake: not answered)"
+ANSWERED_QUESTION = "state the answer to this question? Answer yes or no."
 _ENTRY_RE = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
 _WORD_RE = re.compile(r"[a-z0-9]+")
 
@@ -36,6 +39,8 @@ def best_sentence(text: str, question: str) -> str:
 def scripted_reply(messages: list[BaseMessage]) -> str:
     """The fake's answer to a prompt, recognised by the markers in its last message."""
     last = messages[-1].text if messages else ""
+    if ANSWERED_QUESTION in last:
+        return "No" if any(NOT_ANSWERED_TRIGGER in m.text for m in messages[:-1]) else "Yes"
     if "Follow-up question:" in last:
         return last.split("Follow-up question:", 1)[1].strip()
     if "different short search queries" in last:

@@ -66,6 +66,21 @@ class KVCache:
         self.prune()
         return size
 
+    async def stash(self, slot: int) -> bool:
+        """Save the slot as it is to a scratch file, to be put back by `unstash` after a side request."""
+        return await self._call(slot, "save", self.stash_name(slot)) is not None
+
+    async def unstash(self, slot: int) -> bool:
+        """Put back what `stash` saved into the slot and drop the scratch file."""
+        try:
+            return await self._call(slot, "restore", self.stash_name(slot)) is not None
+        finally:
+            (self.folder / self.stash_name(slot)).unlink(missing_ok=True)
+
+    def stash_name(self, slot: int) -> str:
+        """The scratch file of a slot (not a thread's: `prune` and `used_bytes` count only .bin files)."""
+        return f"slot{slot}.{self.model_tag}.{self.layout}.stash"
+
     def delete(self, thread_id: str) -> None:
         """Remove every saved file of a thread (any model or layout)."""
         for path in self.folder.glob(f"{self.thread_key(thread_id)}.*.bin"):
@@ -86,17 +101,23 @@ class KVCache:
         return sum(p.stat().st_size for p in self.folder.glob("*.bin"))
 
     async def _slot_call(self, slot: int, action: str, thread_id: str) -> dict | None:
-        """POST /slots/{slot}?action=…; None (and a log line) when llama.cpp refuses, e.g. a corrupt file."""
+        """POST /slots/{slot}?action=… with the thread's file; a restore that llama.cpp refuses (a corrupt file)
+        deletes the file."""
+        reply = await self._call(slot, action, self.filename(thread_id))
+        if reply is None and action == "restore":
+            (self.folder / self.filename(thread_id)).unlink(missing_ok=True)
+        return reply
+
+    async def _call(self, slot: int, action: str, filename: str) -> dict | None:
+        """POST /slots/{slot}?action=…; None (and a log line) when llama.cpp refuses or cannot be reached."""
         url = f"{self.base_url}/slots/{slot}?action={action}"
         try:
             async with httpx.AsyncClient(timeout=120) as client:
-                response = await client.post(url, json={"filename": self.filename(thread_id)})
+                response = await client.post(url, json={"filename": filename})
         except httpx.HTTPError as exc:
             log.warning("KV cache %s for slot %d failed: %s", action, slot, exc)
             return None
         if response.status_code != 200:
             log.warning("KV cache %s ignored (%s): %s", action, response.status_code, response.text[:200])
-            if action == "restore":
-                (self.folder / self.filename(thread_id)).unlink(missing_ok=True)
             return None
         return response.json()

@@ -2,11 +2,14 @@
 
 The first call waits its turn at the gate (telling the client its place), restores the thread's saved KV cache
 into the slot after a restart, and pins every call of the turn to that slot (llama.cpp's `id_slot`), so the
-rewriter and the generator share the cached prefix. When the turn ends the slot is saved for the thread and
-released.
+rewriter and the generator share the cached prefix. A side request that branches off the prompt (the answerable
+check) runs `aside`: the slot is stashed before and put back after, so the next turn still finds the answer
+cached. When the turn ends the slot is saved for the thread and released.
 """
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
@@ -40,6 +43,18 @@ class ModelLease:
         if not self.pin or self.slot is None or self.slot < 0:
             return model
         return model.bind(extra_body={"id_slot": self.slot, "cache_prompt": True})
+
+    @asynccontextmanager
+    async def aside(self) -> AsyncIterator[None]:
+        """Run the block's requests on the slot, then put the slot's KV cache back as it was before the block
+        (no-op without a pinned slot or saved caches)."""
+        slot = self.slot
+        stashed = self.pin and self.kv is not None and slot is not None and slot >= 0 and await self.kv.stash(slot)
+        try:
+            yield
+        finally:
+            if stashed:
+                await asyncio.shield(self.kv.unstash(slot))  # type: ignore[union-attr,arg-type]
 
     async def finish(self, keep: bool) -> None:
         """Save the slot for the thread (when the turn is kept) and release it."""

@@ -1,6 +1,7 @@
 """A fake Ollama server speaking the real wire format, served by uvicorn on 127.0.0.1 in a background thread."""
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import math
@@ -39,6 +40,8 @@ class Reply:
     error_after: int = 0  # content pieces streamed before the error line
     status: int = 200  # a non-200 status answers with {"error": ...} before any streaming
     delay: float = 0.0  # seconds between streamed lines
+    top_logprobs: list[tuple[str, float]] = field(default_factory=list)  # the first token's alternatives, sent
+    # (as Ollama 0.12.11+ does) when the request asks for logprobs
 
 
 @dataclass
@@ -257,6 +260,7 @@ class OllamaDouble(ServedDouble):
             return _error(reply.status, reply.error or "internal error")
         prompt_count = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
         pieces = word_pieces(reply.text)
+        reply = reply if body.get("logprobs") else dataclasses.replace(reply, top_logprobs=[])
         if not body.get("stream", True):
             if reply.error:
                 return _error(500, reply.error)
@@ -297,7 +301,11 @@ class OllamaDouble(ServedDouble):
             if reply.error is not None and i == reply.error_after:
                 yield line({"error": reply.error})
                 return
-            yield line({"model": model, "created_at": _now(), "message": self._message(piece), "done": False})
+            chunk = {"model": model, "created_at": _now(), "message": self._message(piece), "done": False}
+            if i == 0 and reply.top_logprobs:
+                tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in reply.top_logprobs]
+                chunk["logprobs"] = [{**tops[0], "top_logprobs": tops}]
+            yield line(chunk)
             await asyncio.sleep(reply.delay)
         if reply.error is not None:
             yield line({"error": reply.error})

@@ -1,13 +1,15 @@
-"""bench.answers scoring on fixed records: correctness, citation precision, abstention, repair off vs on."""
+"""bench.answers scoring on fixed records: correctness, citation precision, abstention, repair and check off vs on."""
 
 from bench.answers import Item, Record, abstains, aggregate, contains, own_items, score
 
 PASSAGES = {"S1": "Hotels are reimbursed up to 140 euros per night.", "S2": "Visitors sign in at reception."}
 
 
-def record(answerable: bool, raw: str, final: str, replaced: bool = False) -> Record:
+def record(answerable: bool, raw: str, final: str, replaced: bool = False, reason: str | None = None) -> Record:
     item = Item("q", "What is the hotel limit?", answerable, ["140 euros"] if answerable else [], "travel.pdf", "own")
-    validation = {"sources": {"not_found": "replaced"}} if replaced else {}
+    validation: dict = {"sources": {"not_found": "replaced", "original_text": raw}} if replaced else {}
+    if reason:
+        validation["sources"]["not_found_reason"] = reason
     return Record(item, raw=raw, final=final, passages=dict(PASSAGES), validation=validation, ttft_s=1.0)
 
 
@@ -43,3 +45,15 @@ def test_the_own_question_set_has_a_third_unanswerable_and_both_splits():
     items = own_items()
     assert len(items) >= 45 and sum(not i.answerable for i in items) * 3 >= len(items)
     assert {i.split for i in items} == {"tune", "report"}
+
+
+def test_the_answerable_check_is_scored_side_by_side_with_the_answer_it_replaced():
+    reply = "I could not find this in the documents."
+    neighbour = record(False, "Visitors sign in at reception [S2].", reply, replaced=True, reason="unanswered")
+    correct = record(True, "It is 140 euros [S1].", reply, replaced=True, reason="unanswered")
+    figures = aggregate([neighbour, correct])
+    assert figures["unchecked"]["false_answers_unanswerable"] == 1.0 and figures["unchecked"]["answer_correct"] == 1.0
+    assert figures["final"]["false_answers_unanswerable"] == 0.0 and figures["final"]["answer_correct"] == 0.0
+    assert figures["correct_replaced_unanswered"] == 1.0 and figures["correct_replaced_unsupported"] == 0.0
+    unsupported = record(True, "It is 140 euros [S1].", reply, replaced=True, reason="unsupported")
+    assert unsupported.unchecked == reply and aggregate([unsupported])["correct_replaced_unsupported"] == 1.0

@@ -382,6 +382,20 @@ export interface components {
             url_citation: components["schemas"]["UrlCitation"];
         };
         /**
+         * AnswerableCheck
+         * @description The model's own verdict, asked after it answered: do the passages state the answer to the question?
+         */
+        AnswerableCheck: {
+            /** Answered */
+            answered: boolean | null;
+            /** Ms */
+            ms: number;
+            /** P Yes */
+            p_yes: number | null;
+            /** Threshold */
+            threshold: number;
+        };
+        /**
          * AssistantMessage
          * @description The answer of a non-streamed completion (the final text, after any replacement).
          */
@@ -1182,6 +1196,11 @@ export interface components {
             markup_removed?: boolean;
             /** Not Found */
             not_found?: ("model" | "replaced") | null;
+            /**
+             * Not Found Reason
+             * @enum {string}
+             */
+            not_found_reason?: "unsupported" | "unanswered";
             /** Original Text */
             original_text?: string;
             /** Repairs */
@@ -1413,6 +1432,7 @@ export interface components {
          * @description Every check's verdict; each node adds its own key.
          */
         Validation: {
+            answerable?: components["schemas"]["AnswerableCheck"];
             citations?: components["schemas"]["CitationCheck"];
             input?: components["schemas"]["InputCheck"];
             output_guardrail?: components["schemas"]["OutputCheck"];

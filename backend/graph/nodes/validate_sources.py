@@ -5,7 +5,9 @@ Contract: reads `answer`, `documents`, `fresh_ids`, `intent`, `triage`; writes `
 and, when citations were repaired or nothing was supported, `answer`:
 - each supported claim cites a passage that supports it (added or re-pointed); unsupported claims cite nothing;
 - with RAG_NOT_FOUND_REPLY (default), an answer with claims of which none is supported becomes an honest
-  "I could not find this in the documents" naming the closest passages.
+  "I could not find this in the documents" naming the closest passages;
+- so does an answer with claims that the model judged does not answer the question (validation.answerable,
+  written by validate_answerable when RAG_ANSWERABLE_CHECK is on).
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
 
@@ -21,6 +23,10 @@ from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_m
 
 NODE = "validate_sources"
 CLOSEST = 2  # passages named in the not-found reply
+NOT_FOUND_DETAIL = {
+    "unsupported": "nothing in the answer is in the sources: answered that it is not found",
+    "unanswered": "the sources do not state the answer to the question: answered that it is not found",
+}
 
 
 def closest(documents: list[Source], fresh_ids: list[str]) -> list[tuple[str, str | None]]:
@@ -42,10 +48,12 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     check = _check(result, supported)
     if answer != original:
         check["markup_removed"] = True
-    if result.claims and not supported and settings.not_found_reply:
+    unanswered = state.get("validation", {}).get("answerable", {}).get("answered") is False
+    if result.claims and (not supported and settings.not_found_reply or unanswered):
         text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
-        check |= {"not_found": "replaced", "original_text": original}
-        return _out(runtime, check, text, "nothing in the answer is in the sources: answered that it is not found")
+        why = "unsupported" if not supported and settings.not_found_reply else "unanswered"
+        check |= {"not_found": "replaced", "not_found_reason": why, "original_text": original}
+        return _out(runtime, check, text, NOT_FOUND_DETAIL[why])
     if not result.claims and any(s.not_found for s in result.sentences):
         check["not_found"] = "model"
     fixed = repair(answer, result, {d["id"]: d["document"] for d in docs}) if settings.citation_repair else None

@@ -9,6 +9,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
+from backend.graph.prompts import ANSWERED
 from backend.main import create_app
 from backend.settings import Settings
 from backend.tests.ollama_double import Reply, unreachable_url
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("no_model_env")  # every test here ignores 
 
 ANSWER = "The answer is forty-two, as the guide says."
 CHECKS_IN = ("guardrail_input", "triage_relevance", "triage_faq", "triage_intent")
-CHECKS_OUT = ("validate_sources", "validate_tone", "guardrail_output", "memory")
+CHECKS_OUT = ("validate_answerable", "validate_sources", "validate_tone", "guardrail_output", "memory")
 RUNNER_DIED = "llama runner process has terminated: signal: killed"
 REFUNDS = "# Refunds\n\nAnnual plans can be refunded within 30 days of purchase. Monthly plans are not refundable."
 
@@ -86,8 +87,29 @@ async def test_stream_rag_turn_embeds_through_ollama_and_cites_the_document(olla
     embedded = [r.body["input"] for r in ollama.requests_to("/api/embed")]
     assert any("Annual plans can be refunded within 30 days" in text[0] for text in embedded)
     assert ["How long is the refund window for annual plans?"] in embedded
-    [chat] = ollama.requests_to("/api/chat")
+    [chat] = ollama.requests_to("/api/chat")  # no threshold is calibrated for an Ollama model: no verdict asked
     assert "Annual plans can be refunded within 30 days" in chat.body["messages"][-1]["content"]
+    skipped = next(d for n, d in events if n == "status" and d["node"] == "validate_answerable" and d["phase"] == "end")
+    assert "RAG_ANSWERABLE_MIN_YES" in skipped["detail"] and "answerable" not in events[-1][1]["validation"]
+
+
+async def test_answerable_check_on_ollama_asks_one_token_with_logprobs_after_the_question(ollama, tmp_path):
+    question = "How long is the refund window for annual plans?"
+    ollama.script("Within 30 days [S1].", Reply(text="No", top_logprobs=[("No", -0.2), ("Yes", -1.8), ("yes", -4.0)]))
+    async with ollama_app(tmp_path, ollama.base_url, answerable_min_yes=0.5) as (app, client):
+        await app.state.services.knowledge.ingest_now("refunds.md", REFUNDS.encode())
+        events = await stream_turn(client, question, "rag")
+
+    chat, verdict = ollama.requests_to("/api/chat")
+    assert verdict.body["messages"] == [
+        *chat.body["messages"],
+        {"role": "user", "content": ANSWERED.format(question=question)},
+    ]
+    assert verdict.body["logprobs"] is True and verdict.body["options"]["num_predict"] == 1
+    done = events[-1][1]
+    assert done["validation"]["answerable"]["p_yes"] == pytest.approx(0.18, abs=0.01)
+    assert done["validation"]["answerable"]["answered"] is False
+    assert done["answer"].startswith("I could not find this in the documents.")
 
 
 async def test_stream_when_ollama_errors_mid_stream_then_model_error_and_thread_not_recorded(ollama, tmp_path):

@@ -2,10 +2,11 @@ import uuid
 
 import httpx
 
+from backend.llm.fake import ANSWERED_QUESTION
 from bench.lib.sse import parse_sse
 
 CHECKS_IN = ["guardrail_input", "triage_relevance", "triage_faq", "triage_intent"]
-CHECKS_OUT = ["validate_sources", "validate_tone", "guardrail_output", "memory"]
+CHECKS_OUT = ["validate_answerable", "validate_sources", "validate_tone", "guardrail_output", "memory"]
 NODES_RAG = [*CHECKS_IN, "router", "rewriter", "retriever", "generator", *CHECKS_OUT]
 
 
@@ -92,12 +93,13 @@ async def test_stream_mention_targets_one_document_and_labels_search(client):
 
 async def test_follow_up_prompt_starts_with_the_first_turns_prompt_and_answer_byte_for_byte(client, app):
     model = app.state.services.deps.chat_model
+    answers = lambda: [c for c in model.calls if ANSWERED_QUESTION not in c[-1].text]  # noqa: E731 (not the verdicts)
     _, first = await stream(client, message="What is the notice period?", mode="rag")
     thread_id = first[0][1]["thread_id"]
-    first_prompt = [m.text for m in model.calls[-1]]
+    first_prompt = [m.text for m in answers()[-1]]
     _, second = await stream(client, message="and during probation?", thread_id=thread_id, mode="rag")
     assert second[-1][0] == "done" and second[-1][1]["thread_id"] == thread_id
-    follow_up = [m.text for m in model.calls[-1]]
+    follow_up = [m.text for m in answers()[-1]]
     assert follow_up[: len(first_prompt)] == first_prompt  # the cached prefix: system, then turn 1 as sent
     assert follow_up[len(first_prompt)] == first[-1][1]["answer"]
     assert "What is the notice period?" in first_prompt[-1] and "and during probation?" in follow_up[-1]

@@ -121,6 +121,22 @@ def test_embedded_model_never_presents_an_invented_fact_as_sourced(live):
         assert stored["validation"]["sources"] == check
 
 
+def test_embedded_model_judges_from_its_log_probabilities_whether_the_passages_answer_the_question(live):
+    """The answerable check asks llama.cpp for one token with its alternatives: P(yes) is a real probability
+    (not the 0 or 1 read from a word), compared with the 0.5B model's calibrated threshold, and the verdict's
+    request leaves the slot as the answer left it (the next turn's cached prefix)."""
+    url, app = live
+    with httpx.Client(base_url=url, timeout=300) as client:
+        question = "@zephyr-9-service-manual how often must the Zephyr-9 be serviced?"
+        events = parse_sse(client.post("/api/chat/stream", json={"message": question, "mode": "rag"}))
+    assert events[-1][0] == "done", events[-1]
+    verdict = events[-1][1]["validation"]["answerable"]
+    assert 0.0 < verdict["p_yes"] < 1.0 and verdict["threshold"] == 0.30, verdict
+    assert verdict["answered"] == (verdict["p_yes"] >= 0.30)
+    judged = [d for n, d in events if n == "status" and d["node"] == "validate_answerable" and d["phase"] == "end"]
+    assert judged and f"P(yes) {verdict['p_yes']:.2f}" in judged[0]["detail"]
+
+
 def test_embedded_model_answers_the_openai_sdk_stream_with_sources_in_the_last_chunk(live):
     """The official openai SDK streams a real answer from /v1: role first, tokens, a last chunk with Ragline's
     sources, a usage chunk; the thread it names holds the final answer."""

@@ -1,10 +1,12 @@
-"""Grounding through the API: a model that cites the wrong source and invents a number, and one that invents all."""
+"""Grounding through the API: a model that cites the wrong source and invents a number, one that invents all, and
+the answerable check replacing a supported answer the model judges does not answer the question."""
 
 import re
+from unittest.mock import ANY
 
 from langchain_core.messages import BaseMessage
 
-from backend.llm.fake import ScriptedChatModel
+from backend.llm.fake import NOT_ANSWERED_TRIGGER, ScriptedChatModel
 from bench.lib.sse import parse_sse
 
 ENTRY = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
@@ -73,3 +75,24 @@ async def test_an_answer_nothing_supports_becomes_an_honest_not_found(app, clien
     assert done["validation"]["sources"]["original_text"] == "The Zephyr-9 uses R-410A refrigerant [S1]."
     assert first(events, "replace")["text"] == done["answer"]
     assert all(s["cited"] is False for s in first(events, "sources")["sources"])
+
+
+async def test_an_answer_the_model_judges_unanswered_becomes_an_honest_not_found_with_the_reason(client):
+    question = f"@it-security-policy how often must passwords be changed? {NOT_ANSWERED_TRIGGER}"
+    events = await ask(client, question, "g3")
+    streamed = "".join(d["text"] for n, d in events if n == "token")
+    done, replace = events[-1][1], first(events, "replace")
+    assert "Passwords must never be shared" in streamed  # a neighbouring fact, quoted word for word
+    assert done["answer"].startswith("I could not find this in the documents.") and replace["text"] == done["answer"]
+    assert "it-security-policy.md" in done["answer"]
+    assert "do not state the answer to the question (P(yes) 0.00)" in replace["reason"]
+    assert done["validation"]["answerable"] == {"p_yes": 0.0, "answered": False, "threshold": 0.5, "ms": ANY}
+    assert done["validation"]["sources"]["not_found_reason"] == "unanswered"
+    statuses = [d["node"] for n, d in events if n == "status" and d["phase"] == "end"]
+    assert statuses.index("generator") < statuses.index("validate_answerable") < statuses.index("validate_sources")
+
+
+async def test_an_answer_the_model_judges_answered_is_kept(client):
+    events = await ask(client, "@it-security-policy how long must passwords be?", "g4")
+    done = events[-1][1]
+    assert "14 characters" in done["answer"] and done["validation"]["answerable"]["answered"] is True

@@ -39,14 +39,16 @@ def ask(url: str, message: str, thread_id: str) -> dict:
 
 
 def last_call(log: LlamaLog, timeout: float = 30) -> dict:
-    """llama.cpp's own figures for the last model request since the previous read of its log: all prompt tokens
-    and those evaluated (the rest came from the KV cache). The /slots counters read 0 once a request is done."""
+    """llama.cpp's own figures for the last answer since the previous read of its log: all prompt tokens and those
+    evaluated (the rest came from the KV cache). The /slots counters read 0 once a request is done. The answerable
+    check's one-token verdict, asked after the answer and then undone (the slot is put back), is not an answer."""
     deadline = time.monotonic() + timeout
     while not (calls := log.calls()):
         assert time.monotonic() < deadline, "llama.cpp logged no finished request"
         time.sleep(0.2)
     time.sleep(0.3)
-    return (calls + log.calls())[-1]
+    calls += log.calls()
+    return [c for c in calls if c["decoded"] > 1][-1]
 
 
 def cached(call: dict) -> int:

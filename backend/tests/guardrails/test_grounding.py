@@ -53,6 +53,8 @@ def test_unrelated_claim_is_unsupported_and_non_claims_and_not_found_statements_
     assert result.unsupported_sentences == ["Employees get a company car and free lunch every day [S1]."]
     said = check_grounding("The documents do not mention the refrigerant of the Zephyr-9.", SOURCES)
     assert said.grounded and said.claims == [] and said.sentences[0].not_found
+    echoed = check_grounding("No document in the knowledge base matched this question.", SOURCES)  # the prompt, echoed
+    assert echoed.claims == [] and echoed.sentences[0].not_found
 
 
 def test_no_sources_means_claims_are_not_grounded() -> None:

@@ -1,0 +1,79 @@
+"""validate_answerable: ask the model whether the passages it was given state the answer to the question.
+
+A small model often answers a question the passages cannot answer with a neighbouring fact they do state, word
+for word ("Passwords must be at least 14 characters long [S1]" to "how often must passwords be changed?"), which
+every support check passes. So, after the answer has streamed, the model is asked prompts.ANSWERED in place of its
+answer: the conversation up to the user message with the passages and the question, then that one question. Its
+one-token reply is read as P(yes) from its log-probabilities and compared with a threshold calibrated per model
+(bench.answers, tune split). The turn's slot holds that prompt in its KV cache, so only the question's few tokens
+are evaluated; the slot is stashed and put back around the request (ModelLease.aside), so the next turn still
+finds the answer cached.
+
+Contract: reads `question`, `answer`, `sent`, `documents`, `intent`, the memory keys; writes
+`validation.answerable` {p_yes, answered, threshold, ms}. validate_sources replaces an answer judged unanswered
+(answered False) by the not-found reply. Nothing is asked or written when RAG_ANSWERABLE_CHECK is off, for a turn
+without documents, for an answer that states nothing (it already says the documents do not have it), or for a
+model with no calibrated threshold when RAG_ANSWERABLE_MIN_YES is unset (the status says so).
+"""
+
+import logging
+import time
+from contextlib import nullcontext
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from backend.contract.types import AnswerableCheck
+from backend.graph.deps import GraphDeps
+from backend.graph.history import prefix
+from backend.graph.model import chat_model
+from backend.graph.prompts import ANSWERED
+from backend.graph.report import report
+from backend.graph.state import ChatState
+from backend.graph.triage import decided
+from backend.guardrails.grounding import answer_spans, claim_kind
+from backend.llm.yes_no import one_token, p_yes
+
+NODE = "validate_answerable"
+# P(yes) below which an answer is replaced, per model: 0.05 below the lowest P(yes) of a correct answer on the tune
+# split of `./scripts bench answers` (README, "Answers"). The fake model answers with a word (P(yes) 0 or 1).
+CALIBRATED_MIN_YES = {"qwen2.5-coder-1.5b": 0.56, "qwen2.5-coder-0.5b": 0.30, "scripted-fake": 0.5}
+log = logging.getLogger(__name__)
+
+
+def states_something(answer: str) -> bool:
+    """Whether some sentence of the answer is a claim (not only "the documents do not say")."""
+    return any(claim_kind(sentence)[0] for sentence, _, _ in answer_spans(answer))
+
+
+def threshold(deps: GraphDeps) -> float | None:
+    """RAG_ANSWERABLE_MIN_YES, else the calibrated value for the model; None when neither exists."""
+    if deps.settings.answerable_min_yes is not None:
+        return deps.settings.answerable_min_yes
+    return CALIBRATED_MIN_YES.get(deps.model_name)
+
+
+async def validate_answerable(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
+    """The model's verdict on whether the passages answer the question, when there is a documents answer."""
+    deps, sent = runtime.context, state.get("sent")
+    if decided(state) or state.get("intent") != "rag" or not state.get("documents") or not sent:
+        return {}
+    if not deps.settings.answerable_check or not states_something(state.get("answer", "")):
+        return {}
+    if (min_yes := threshold(deps)) is None:
+        return report(runtime, NODE, detail=f"skipped: no threshold for {deps.model_name}; set RAG_ANSWERABLE_MIN_YES")
+    question = HumanMessage(ANSWERED.format(question=state["question"]))
+    messages = [*prefix(state, deps.settings), HumanMessage(sent["prompt"]), question]
+    started = time.perf_counter()
+    try:
+        model = one_token(await chat_model(runtime, NODE), deps.settings.llm_backend)
+        async with deps.lease.aside() if deps.lease else nullcontext():
+            p = p_yes(await model.ainvoke(messages))
+    except Exception as exc:  # the answer is out already: a failed verdict leaves it as it is
+        log.warning("answerable check failed: %s", exc)
+        p = None
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    answered = None if p is None else p >= min_yes
+    check = AnswerableCheck(p_yes=p, answered=answered, threshold=min_yes, ms=ms)
+    said = "no verdict" if p is None else f"P(yes) {p:.2f}: " + ("answered" if answered else "not answered")
+    return {"validation": {"answerable": check}, **report(runtime, NODE, detail=said)}
