@@ -11,7 +11,10 @@ model's first token the PII gate and the SSE frame).
 Sequence on thread A: first turn, follow-up; then first turns on B and C (with 2 slots, the third conversation
 evicts A's slot); A's follow-up after the switch; the server is restarted on the same data dir; A's follow-up
 after the restart. Then 4 users ask first questions at once: queue wait (request -> the generator starts) and TTFT.
-Ratios are to A's first turn, measured in the same run.
+Ratios are to A's first turn, measured in the same run. Before the restart, the report half of bench.answers' own
+questions (none used to tune anything here) are asked one by one, each as the first turn of a fresh thread: the
+p50 time to first token of first turns over the sample corpus (turns answered without the model, such as an FAQ
+hit, are counted apart).
 """
 
 import argparse
@@ -21,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.answers import own_items
 from bench.lib import SAMPLE_DOCS, report
 from bench.lib.llama import LlamaLog
 from bench.lib.recorder import FACTORY, recorded_calls
@@ -52,10 +56,17 @@ def answer_call(turn: Turn, recorded: list[dict]) -> dict | None:
     return next((c for c in reversed(recorded) if c["node"] == "generator" and c["t_start"] >= turn.t_send), None)
 
 
+def up_to_answer(calls: list[dict]) -> list[dict]:
+    """A turn's logged model calls up to its answer: the answerable check's one-token verdict, asked after the
+    answer has streamed, is no part of the time to first token."""
+    last = max((i for i, c in enumerate(calls) if c.get("decoded", 0) > 1), default=len(calls) - 1)
+    return calls[: last + 1]
+
+
 def measured(label: str, turn: Turn, calls: list[dict], recorded: list[dict] | None = None) -> dict:
     """A turn's TTFT next to llama.cpp's prompt time and tokens for the model calls made before its first token,
     and next to the answer call's own time to first token (the same prompt, seen from where the app sends it)."""
-    first = turn.ttft
+    first, calls = turn.ttft, up_to_answer(calls)
     generator_start = next((t for n, d, t in turn.events if n == "status" and d.get("node") == "generator"), None)
     call = answer_call(turn, recorded or [])
     model_ttft = call["t_first_token"] - call["t_start"] if call and call["t_first_token"] else None
@@ -74,7 +85,27 @@ def measured(label: str, turn: Turn, calls: list[dict], recorded: list[dict] | N
     }
 
 
-def run_model(model: str, root: Path) -> dict:
+def first_turn_questions(limit: int) -> list[str]:
+    """Questions of the report half of bench.answers' own set, answerable ones first."""
+    items = sorted((i for i in own_items() if i.split == "report"), key=lambda i: not i.answerable)
+    return [i.question for i in items[:limit]]
+
+
+def first_turns_summary(turns: list[dict]) -> dict:
+    """p50 and max TTFT of the first turns the model answered, and how many it did not (early answers)."""
+    by_model = [t for t in turns if t["model_ttft_s"] is not None and t["ttft_s"] is not None]
+    return {
+        "asked": len(turns),
+        "answered_by_model": len(by_model),
+        "ttft_p50_s": median(t["ttft_s"] for t in by_model) if by_model else None,
+        "ttft_max_s": max((t["ttft_s"] for t in by_model), default=None),
+        "evaluated_p50": median(t["evaluated_tokens"] for t in by_model) if by_model else None,
+        "prompt_p50": median(t["prompt_tokens"] for t in by_model) if by_model else None,
+        "rows": turns,
+    }
+
+
+def run_model(model: str, root: Path, first_turns: int) -> dict:
     env = {"RAG_LLM_BACKEND": "embedded", "RAG_EMBEDDED_MODEL": model, "RAG_DATA_DIR": str(root / model / "data")}
     rows: list[dict] = []
 
@@ -93,6 +124,12 @@ def run_model(model: str, root: Path) -> dict:
         for thread, message in SWITCH:
             turn(base, log, f"first turn on {thread}", thread, message)
         turn(base, log, "follow-up after switching back", *A_AFTER_SWITCH)
+        firsts = []
+        for k, question in enumerate(first_turn_questions(first_turns), 1):
+            asked = asyncio.run(ask(base, f"F{k}", question))
+            time.sleep(0.5)
+            firsts.append(measured(f"first turn F{k}", asked, log.calls(), recorded_calls(base)))
+            report.progress(f"{model}: first turn F{k}: ttft {report.secs(firsts[-1]['ttft_s'])}")
     kv_files = sorted(p.stat().st_size for p in (root / model / "data" / "kv").glob("*.bin"))
     with serve_in_process(env, factory=FACTORY, timeout=600) as (base, proc):
         log = LlamaLog(proc.log_path)
@@ -116,6 +153,7 @@ def run_model(model: str, root: Path) -> dict:
             "largest_mb": max(kv_files, default=0) / 1e6,
             "total_mb": sum(kv_files) / 1e6,
         },  # fmt: skip
+        "first_turns": first_turns_summary(firsts),
         "concurrent": {
             "users": len(concurrent),
             "queue_wait_p50_s": median(r["queue_wait_s"] for r in concurrent if r["queue_wait_s"] is not None),
@@ -153,6 +191,16 @@ def render(results: list[dict], markdown: bool) -> str:
                 markdown,
             )
         )
+        f = r["first_turns"]
+        out.append(
+            report.table(
+                f"{r['model']}: first turns over the sample corpus (fresh threads)",
+                ["asked", "answered by the model", "TTFT p50", "TTFT max", "prompt tok p50", "evaluated p50"],
+                [[f["asked"], f["answered_by_model"], report.secs(f["ttft_p50_s"]), report.secs(f["ttft_max_s"]),
+                  report.num(f["prompt_p50"], "", 0), report.num(f["evaluated_p50"], "", 0)]],
+                markdown,
+            )
+        )  # fmt: skip
         c = r["concurrent"]
         out.append(
             report.table(
@@ -171,11 +219,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--model", action="append", help="embedded model (repeatable; default: qwen2.5-coder-1.5b and -0.5b)"
     )
+    parser.add_argument(
+        "--first-turns", type=int, default=10, help="first turns over the sample corpus for the p50 (default 10)"
+    )
     report.add_output_args(parser, "speed")
     args = parser.parse_args(argv)
     models = args.model or ["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
     with tempfile.TemporaryDirectory() as tmp:
-        results = [run_model(m, Path(tmp)) for m in models]
+        results = [run_model(m, Path(tmp), args.first_turns) for m in models]
     report.publish(render(results, args.markdown), {"models": results}, args.json)
     return 0
 
