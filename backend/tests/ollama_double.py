@@ -142,12 +142,23 @@ class ServedDouble:
         self.stop()
 
 
+@dataclass
+class StreamEnd:
+    """How a streamed reply ended: when (time.monotonic()), after how many pieces, and whether the client went away
+    before the end (the server then stops producing, as Ollama stops generating)."""
+
+    at: float
+    pieces_sent: int
+    client_left: bool
+
+
 class OllamaDouble(ServedDouble):
     """Fake Ollama: scripted /api/chat replies, hashed /api/embed vectors, /api/tags; records every request."""
 
     def __init__(self, models: tuple[str, ...] = (CHAT_MODEL, EMBED_MODEL)) -> None:
         self.models = [_tag(m) for m in models]
         self.requests: list[RecordedRequest] = []
+        self.stream_ends: list[StreamEnd] = []  # how each streamed /api/chat reply ended, in order
         self.default_reply = Reply()
         self._replies: list[Reply] = []
         self._lock = threading.Lock()
@@ -297,16 +308,25 @@ class OllamaDouble(ServedDouble):
         def line(obj: dict[str, Any]) -> bytes:
             return (json.dumps(obj) + "\n").encode()
 
-        for i, piece in enumerate(pieces):
-            if reply.error is not None and i == reply.error_after:
-                yield line({"error": reply.error})
-                return
-            chunk = {"model": model, "created_at": _now(), "message": self._message(piece), "done": False}
-            if i == 0 and reply.top_logprobs:
-                tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in reply.top_logprobs]
-                chunk["logprobs"] = [{**tops[0], "top_logprobs": tops}]
-            yield line(chunk)
-            await asyncio.sleep(reply.delay)
+        sent, left = 0, False
+        try:
+            for i, piece in enumerate(pieces):
+                if reply.error is not None and i == reply.error_after:
+                    yield line({"error": reply.error})
+                    return
+                chunk = {"model": model, "created_at": _now(), "message": self._message(piece), "done": False}
+                if i == 0 and reply.top_logprobs:
+                    tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in reply.top_logprobs]
+                    chunk["logprobs"] = [{**tops[0], "top_logprobs": tops}]
+                yield line(chunk)
+                sent += 1
+                await asyncio.sleep(reply.delay)
+        except (asyncio.CancelledError, GeneratorExit):
+            left = True
+            raise
+        finally:
+            with self._lock:
+                self.stream_ends.append(StreamEnd(time.monotonic(), sent, left))
         if reply.error is not None:
             yield line({"error": reply.error})
             return

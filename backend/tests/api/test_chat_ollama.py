@@ -8,11 +8,13 @@ import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
+from httpx_sse import connect_sse
 
 from backend.graph.prompts import ANSWERED
 from backend.main import create_app
 from backend.settings import Settings
 from backend.tests.ollama_double import Reply, unreachable_url
+from bench.lib.server import serve_in_thread
 from bench.lib.sse import parse_sse
 
 pytestmark = pytest.mark.usefixtures("no_model_env")  # every test here ignores the caller's RAG_* shell
@@ -179,3 +181,21 @@ async def test_chat_json_returns_the_whole_ollama_answer(ollama, tmp_path):
 
     assert response.status_code == 200
     assert response.json()["answer"] == ANSWER and response.json()["sources"] == []
+
+
+def test_stop_closes_the_ollama_stream_mid_answer_and_keeps_the_partial_answer_marked_stopped(ollama, tmp_path):
+    story = "The keeper walked along the shore with his dog. " * 25  # 225 pieces
+    ollama.script(Reply(text=story, delay=0.05))  # 20 pieces a second: 10 s if nothing stops it
+    settings = Settings(llm_backend="ollama", ollama_base_url=ollama.base_url, data_dir=tmp_path / "data")
+    with serve_in_thread(create_app(settings)) as url, httpx.Client(base_url=url, timeout=30) as client:
+        with connect_sse(client, "POST", "/api/chat/stream", json={"message": "Tell me a story", "mode": "chat"}) as s:
+            events = []
+            for sse in (e for e in s.iter_sse() if e.data):
+                events.append((sse.event, sse.json()))
+                if sse.event == "token" and sum(name == "token" for name, _ in events) == 3:
+                    stopped = client.post(f"/api/runs/{events[0][1]['run_id']}/cancel")
+        assert stopped.status_code == 200 and stopped.json()["status"] == "stopped"
+        last = client.get(f"/api/threads/{events[0][1]['thread_id']}").json()["messages"][-1]
+    [end] = ollama.stream_ends
+    assert end.client_left and 3 <= end.pieces_sent < 100, end  # Ollama was told to stop, long before the end
+    assert events[-1][0] == "stopped" and last["status"] == "stopped" and last["content"] == events[-1][1]["answer"]
