@@ -8,13 +8,17 @@ When no documents are given, answer conversationally and briefly.
 Be concise and factual."""
 
 # Variants of the system prompt for small models (RAG_PROMPT_STYLE), chosen by `./scripts/bench answers --prompt-style`.
+# The example dialogue is what answers should look like: an answer that follows it ("The documents do not say; they
+# cover servicing [S1] and …") is not a leak of the system prompt (leak_checked_prompt).
+EXAMPLE_DIALOGUE = """Example. Sources: [S1] "Servicing is due every 12 months." [S2] "Badges are collected at reception."
+Question: How often is servicing due? Answer: Servicing is due every 12 months [S1].
+Question: What refrigerant does it use? Answer: The documents do not say; they cover servicing [S1] and badges [S2]."""
+
 SYSTEM_PROMPT_EXAMPLE = (
     SYSTEM_PROMPT
+    + "\n\n"
+    + EXAMPLE_DIALOGUE
     + """
-
-Example. Sources: [S1] "Servicing is due every 12 months." [S2] "Badges are collected at reception."
-Question: How often is servicing due? Answer: Servicing is due every 12 months [S1].
-Question: What refrigerant does it use? Answer: The documents do not say; they cover servicing [S1] and badges [S2].
 End every sentence that states a fact with the marker of the source it comes from. Never add facts the sources do not state."""
 )
 
@@ -32,6 +36,11 @@ SYSTEM_PROMPTS = {"plain": SYSTEM_PROMPT, "example": SYSTEM_PROMPT_EXAMPLE, "quo
 def system_prompt(style: str) -> str:
     """The system prompt of a RAG_PROMPT_STYLE."""
     return SYSTEM_PROMPTS[style]
+
+
+def leak_checked_prompt(style: str) -> str:
+    """The part of the system prompt an answer must not repeat: its instructions, not the example answers."""
+    return system_prompt(style).replace(EXAMPLE_DIALOGUE, "")
 
 
 KNOWLEDGE_BASE = """<knowledge_base>

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from backend.contract.types import OutputCheck
 from backend.graph.deps import GraphDeps
-from backend.graph.prompts import system_prompt
+from backend.graph.prompts import leak_checked_prompt
 from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import log
@@ -23,7 +23,7 @@ async def guardrail_output(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     """Make the final answer safe to show and store."""
     answer = state.get("answer", "")
     sources_text = "\n".join(d["text"] for d in state.get("documents", []))
-    system = system_prompt(runtime.context.settings.prompt_style)
+    system = leak_checked_prompt(runtime.context.settings.prompt_style)  # the example answers are no secret
     verdict = check_output(answer, sources_text, state["question"], system)
     check = OutputCheck(safe=verdict.safe, issues=verdict.issues, original_text="" if verdict.safe else answer)
     out: dict = {

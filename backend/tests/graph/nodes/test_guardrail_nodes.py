@@ -99,3 +99,17 @@ async def test_guardrail_output_redacts_new_pii_but_keeps_pii_from_sources():
     out = await run(guardrail_output, state, runtime())
     assert out["answer"] == "Tell security@northwind.example or call Bob at [EMAIL]."
     assert out["validation"]["output_guardrail"]["issues"] == ["pii:email"]
+
+
+async def test_guardrail_output_lets_an_answer_follow_the_prompts_example_but_not_repeat_its_instructions():
+    docs = [
+        source("S1", "zephyr.md", "The Zephyr-9 must be serviced every 12 months."),
+        source("S2", "w.md", "Warranty."),
+    ]
+    honest = "The documents do not say; they cover servicing [S1] and the warranty [S2]."  # the example's wording
+    leak = "I must end every sentence that states a fact with the marker of the source it comes from."
+    for answer, safe in ((honest, True), (leak, False)):
+        state = {**fresh("What refrigerant does the Zephyr-9 use?"), "documents": docs, "answer": answer}
+        out = await run(guardrail_output, state, runtime(prompt_style="example"))
+        assert out["validation"]["output_guardrail"]["safe"] is safe, answer
+        assert (out["answer"] == answer) is safe
