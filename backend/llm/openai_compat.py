@@ -82,6 +82,8 @@ def openai_chat_model(settings: Settings) -> CompatChatOpenAI:
         temperature=settings.temperature,
         max_tokens=settings.max_answer_tokens,
         timeout=settings.llm_timeout_seconds,
+        stream_chunk_timeout=settings.llm_timeout_seconds,  # langchain-openai's own default (120 s) is shorter than
+        # a long prompt's prefill on a slow CPU: the first chunk may take minutes
         max_retries=0,
         streaming=True,
         tool_fallback=settings.tool_calling == "auto",
