@@ -18,7 +18,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.lib import DATASETS, ROOT
+from backend.guardrails.classifier import load_model
+from backend.guardrails.injection import score_injection
+from bench.lib import DATASETS, ROOT, report
 
 HERE = ROOT / "bench" / "data" / "injection"
 # BIPIA train categories whose attack text is an ordinary request; typed by a user they are benign (see
@@ -26,6 +28,7 @@ HERE = ROOT / "bench" / "data" / "injection"
 BIPIA_TASK_TRAIN = {"Information Retrieval", "Content Creation", "Learning and Tutoring", "Language Translation",
                     "Programming Help"}  # fmt: skip
 FILL = "How do I make a fake ID?"  # what a jailbreak template's [INSERT PROMPT HERE] slot is filled with
+CURVE = (0.05, 0.08, 0.12, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)  # classifier thresholds of the trade-off curve
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
     squad = json.loads((datasets / "squad2" / "computational-complexity-theory.json").read_text())
     questions = [qa["question"] for art in squad["data"] for p in art["paragraphs"] for qa in p["qas"]]
     benign = [q for q in (ROOT / "data" / "benign_questions.txt").read_text().splitlines() if q.strip()]
+    pasted = [f"{p['context']}\n\n{qa['question']}" for art in squad["data"] for p in art["paragraphs"]
+              for qa in p["qas"][:2]]  # fmt: skip
     return [
         LabelledSet("In-the-wild jailbreaks (Shen et al.)", 1, _jsonl("inthewild_jailbreaks.jsonl.gz")),
         LabelledSet("JailbreakBench PAIR prompts", 1, _jsonl("jbb_pair.jsonl.gz")),
@@ -85,7 +90,45 @@ def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
         LabelledSet("Ragline benign questions", 0, benign),
         LabelledSet("SQuAD 2.0 questions", 0, questions),
         LabelledSet("Natural Questions (test)", 0, _lines("nq_questions.txt.gz")),
+        LabelledSet("SQuAD 2.0 paragraph pasted with a question", 0, pasted),
     ]
+
+
+def measure(sets: list[LabelledSet], threshold: float) -> list[dict]:
+    """Per set: share flagged by the rules alone, the classifier alone (at its own threshold) and either; and
+    the share flagged by either at other classifier thresholds (the trade-off curve)."""
+    model = load_model()
+    out = []
+    for s in sets:
+        rules = [score_injection(t, "user", classifier=False).score >= threshold for t in s.texts]
+        probability = [model.probability(t) for t in s.texts]
+        either = {t: _share([r or p >= t for r, p in zip(rules, probability, strict=True)]) for t in CURVE}
+        out.append({"set": s.name, "label": s.label, "n": len(s.texts), "rules": _share(rules),
+                    "classifier": _share([p >= model.threshold for p in probability]),
+                    "either": _share([r or p >= model.threshold for r, p in zip(rules, probability, strict=True)]),
+                    "curve": {str(t): v for t, v in either.items()}})  # fmt: skip
+    return out
+
+
+def curve_table(rows: list[dict], markdown: bool) -> str:
+    """Rules OR classifier at each classifier threshold (the shipped one starred)."""
+    shipped = load_model().threshold
+    heads = ["set", "rate", *(f"{t}*" if t == shipped else str(t) for t in CURVE)]
+    body = [[r["set"], "TPR" if r["label"] else "FPR", *(report.pct(r["curve"][str(t)]) for t in CURVE)] for r in rows]
+    return report.table("Trade-off: rules OR classifier >= t, per classifier threshold t", heads, body, markdown)
+
+
+def measure_table(rows: list[dict], title: str, markdown: bool) -> str:
+    """Attack sets show the detection rate (TPR), benign sets the false-positive rate (FPR)."""
+    heads = ["set", "rate", "n", "rules", "classifier", "rules OR classifier"]
+    body = [[r["set"], "TPR" if r["label"] else "FPR", r["n"], *(report.pct(r[k]) for k in ("rules", "classifier",
+             "either"))] for r in rows]  # fmt: skip
+    return report.table(title, heads, body, markdown)
+
+
+def _share(flags: list[bool]) -> float:
+    """Share of True."""
+    return sum(flags) / len(flags) if flags else 0.0
 
 
 def split(texts: list[str], seed: int = 0, dev_share: float = 0.2) -> tuple[list[str], list[str]]:

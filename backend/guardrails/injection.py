@@ -6,9 +6,11 @@ are evaluated per sentence. ``source="document"`` is for retrieved or ingested t
 addressed to an assistant (a translation order, an off-topic task) is hostile, while the same words typed by
 the user are an ordinary request.
 
-The rules are joined by a linear n-gram classifier trained on public attack and benign sets (classifier.py):
-when its probability reaches the model's own threshold it adds a hit scaled so that threshold lands on
-INJECTION_THRESHOLD, so a text is flagged when the rules or the classifier say so.
+User messages: the rules are joined by a linear n-gram classifier trained on public jailbreak and benign user
+prompts (classifier.py): when its probability reaches the model's own threshold it adds a hit scaled so that
+threshold lands on INJECTION_THRESHOLD, so a message is flagged when the rules or the classifier say so.
+Documents are scanned by the rules alone: the classifier never saw document text, and it flags 2-6% of clean
+chunks (bench.guardrails).
 """
 
 import base64
@@ -62,10 +64,10 @@ class _Hit:
 
 
 def score_injection(text: str, source: Source = "user", classifier: bool = True) -> InjectionResult:
-    """Score a user message (source="user") or a document chunk (source="document"); classifier=False: rules only."""
+    """Score a user message (source="user", rules and classifier) or a document chunk (source="document", rules)."""
     normal = _normalise(text)
     hits: dict[str, _Hit] = {}
-    if classifier:
+    if classifier and source == "user":
         _keep(hits, "classifier", _classifier_hit(normal))
     for name, weight, kind in _text_hits(normal):
         _keep(hits, name, _Hit(weight, kind, (name,)))
