@@ -237,6 +237,11 @@ class Settings(BaseSettings):
     guardrail_policy: str = Field(
         "", description="Per category block|redact|allow, e.g. injection=block,toxicity=block,pii=redact,email=allow."
     )
+    guardrail_allow_override: bool = Field(
+        True,
+        description="A user may re-send a message blocked as injection or jailbreak once with guardrail=warn "
+        "('this was not an attack'); false: blocks always stand.",
+    )
     faq_path: Path | None = Field(Path("data/faq.yaml"), description="Curated FAQ answered without the model.")
     scope_text: str = Field(
         "questions about the team's documents (policies, manuals, guides)",

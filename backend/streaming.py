@@ -13,7 +13,7 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
 from backend.contract.events import DoneEvent, ErrorEvent, ReplaceEvent, SourcesEvent, StatusEvent, TokenEvent
-from backend.contract.types import Mode, TurnRecord, Validation
+from backend.contract.types import GuardrailMode, Mode, TurnRecord, Validation
 from backend.graph.deps import GraphDeps
 from backend.graph.report import NODE_LABELS, SILENT_NODES
 from backend.graph.state import turn_input
@@ -188,13 +188,20 @@ class EventMapper:
 
 
 async def turn_events(
-    graph: CompiledStateGraph, deps: GraphDeps, question: str, mode: Mode, thread_id: str, run_id: str, use_memory: bool
+    graph: CompiledStateGraph,
+    deps: GraphDeps,
+    question: str,
+    mode: Mode,
+    thread_id: str,
+    run_id: str,
+    use_memory: bool,
+    guardrail: GuardrailMode = "enforce",
 ) -> AsyncIterator[BaseModel]:
     """Run one turn, yielding status, token, replace, sources and done (or error) payloads in order."""
     config = {"configurable": {"thread_id": thread_id}, "run_id": run_id}
     stored_question, redactions = guarded_input(question, deps)
     mapper = EventMapper()
-    request = turn_input(stored_question, mode, use_memory, redactions, run_id)
+    request = turn_input(stored_question, mode, use_memory, redactions, run_id, guardrail)
     stream = graph.astream(request, config, context=deps, stream_mode=STREAM_MODES, durability="exit")
     try:
         async with aclosing(stream) as items:

@@ -1,5 +1,8 @@
 """Guardrail detectors on public data: injection and PII detection rates, false positives, added latency.
 
+Injection, held out: attack and benign sets from sources the rules were not written against and the classifier
+was not trained or tuned on (bench/data/injection/README.md), per set, at the one product threshold; beside them
+the dev split of the training sources, which the classifier's threshold was tuned on.
 Injection: BIPIA attacks (text_attack_test + code_attack_test) typed by the user (source="user"), and inserted
 into the 50 BIPIA e-mails at the start, a random sentence boundary and the end (as BIPIA's insert_* functions do),
 then chunked like an ingested document and scanned per chunk (source="document"). False positives: the benign
@@ -34,6 +37,7 @@ from backend.guardrails import (
 from backend.rag.chunking import chunk_sections
 from backend.rag.loaders import Section, load_document
 from backend.settings import Settings
+from bench.injection_data import LabelledSet, curve_table, measure, measure_table, report_sets, split, train_sets
 from bench.lib import DATASETS, ROOT, SAMPLE_DOCS, report
 from bench.lib.stats import median, percentile
 
@@ -130,6 +134,16 @@ def bench_injection(datasets: Path, benign: list[str]) -> dict:
     }
 
 
+def bench_held_out(datasets: Path) -> dict:
+    """Rules, classifier and both on the held-out sets and on the training sources' dev split."""
+    dev = [LabelledSet(s.name, s.label, split(s.texts)[1]) for s in train_sets(datasets)]
+    return {
+        "threshold": INJECTION_THRESHOLD,
+        "report": measure(report_sets(datasets), INJECTION_THRESHOLD),
+        "dev": measure(dev, INJECTION_THRESHOLD),
+    }
+
+
 def bench_pii(datasets: Path, benign: list[str]) -> dict:
     """Per-type precision and recall on presidio synth_dataset_v2 (a prediction counts when it overlaps)."""
     records = json.loads((datasets / "presidio" / "synth_dataset_v2.json").read_text())
@@ -202,6 +216,7 @@ def bench_latency(datasets: Path, benign: list[str], embed: Callable | None) -> 
                for a in v]  # fmt: skip
     presidio = [r["full_text"] for r in json.loads((datasets / "presidio" / "synth_dataset_v2.json").read_text())]
     messages = benign + attacks + presidio
+    held_out = [t for s in report_sets(datasets) if "pasted" not in s.name for t in s.texts[:300]]
     chunks = corpus_chunks()
     answers = synthetic_answers(benign)
     faq = load_faq(ROOT / "data" / "faq.yaml")
@@ -209,6 +224,8 @@ def bench_latency(datasets: Path, benign: list[str], embed: Callable | None) -> 
         "guardrail_input: check_input": timed(lambda m: check_input(m), messages),
         "  find_pii": timed(lambda m: find_pii(m), messages),
         "  score_injection (user)": timed(lambda m: score_injection(m), messages),
+        "  score_injection (user), held-out sets": timed(lambda m: score_injection(m), held_out),
+        "  score_injection (user), rules only": timed(lambda m: score_injection(m, classifier=False), held_out),
         "  score_toxicity": timed(lambda m: score_toxicity(m), messages),
         "chunk scan: score_injection (document)": timed(lambda c: score_injection(c, "document"), chunks),
         "triage_intent: classify_intent": timed(lambda q: classify_intent(q), benign),
@@ -287,7 +304,15 @@ def render(results: dict, markdown: bool, categories: bool) -> str:
         for k, v in results["latency"].items()
     ]
     latency_title = "Added latency, ms (one CPU thread, median of 3 runs per input)"
+    held = results["held_out"]
     tables = [
+        measure_table(
+            held["report"],
+            f"Prompt injection, held-out sets (reported, never tuned on), at {held['threshold']}",
+            markdown,
+        ),  # fmt: skip
+        curve_table(held["report"], markdown),
+        measure_table(held["dev"], "Training sources, dev split (the classifier's threshold was tuned here)", markdown),
         *injection_tables(results["injection"], markdown, categories),
         pii_table(results["pii"], markdown),
         report.table("Other detectors on the benign questions", ["check", "count"], triage, markdown),
@@ -307,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     benign = [q for q in (ROOT / "data" / "benign_questions.txt").read_text().splitlines() if q.strip()]
     embed = None if args.no_embed else load_embedder(Settings().cache_dir)
     results = {
+        "held_out": bench_held_out(args.datasets),
         "injection": bench_injection(args.datasets, benign),
         "pii": bench_pii(args.datasets, benign),
         "triage": bench_triage(benign),

@@ -73,7 +73,7 @@ async def chat_stream(body: ChatRequest, services: ServicesDep) -> EventSourceRe
     says `on_disconnect: "cancel"`.
     """
     _check_length(body, services)
-    run = await services.runner.start(body.message, body.mode, body.thread_id, body.use_memory)
+    run = await services.runner.start(body.message, body.mode, body.thread_id, body.use_memory, body.guardrail)
     on_leave = run if body.on_disconnect == "cancel" else None
     return event_stream(sse_frames(services, run.run_id, 0, on_leave), services)
 
@@ -90,7 +90,7 @@ async def chat(body: ChatRequest, services: ServicesDep) -> ChatResponse:
     sources: list = []
     done: DoneEvent | None = None
     runner = services.runner
-    turn = runner.events(body.message, body.mode, body.thread_id, body.use_memory, body.on_disconnect)
+    turn = runner.events(body.message, body.mode, body.thread_id, body.use_memory, body.on_disconnect, body.guardrail)
     async for event in turn:  # consumed to the end, so the summary update is scheduled
         if isinstance(event, ErrorEvent):
             raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from backend.contract.events import DoneEvent
 from backend.contract.text import THREAD_ID_PATTERN
-from backend.contract.types import Mode, PublicSource, Triage, TurnStatus, Validation
+from backend.contract.types import GuardrailMode, Mode, PublicSource, Triage, TurnStatus, Validation
 
 
 class ErrorBody(BaseModel):
@@ -28,6 +28,11 @@ class ChatRequest(BaseModel):
     )
     mode: Mode = "auto"
     use_memory: bool = Field(True, description="false: this turn neither reads nor writes conversation memory")
+    guardrail: GuardrailMode = Field(
+        "enforce",
+        description="warn: re-send a message the input guardrail blocked as an injection or jailbreak; it goes "
+        "through once, logged. Honoured only when the server allows it (RAG_GUARDRAIL_ALLOW_OVERRIDE).",
+    )
     on_disconnect: Literal["continue", "cancel"] = Field(
         "continue",
         description="continue: the run goes on when the client leaves (re-attach with GET /api/runs/{id}/stream); "

@@ -9,6 +9,7 @@ from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 Mode = Literal["auto", "rag", "chat"]
+GuardrailMode = Literal["enforce", "warn"]  # warn: an injection/jailbreak block is logged and the message goes through
 Intent = Literal["rag", "chat"]
 TurnStatus = Literal["completed", "stopped", "interrupted", "failed"]
 
@@ -35,10 +36,11 @@ class Triage(TypedDict):
 class InputCheck(TypedDict):
     """The input guardrail's verdict on the question."""
 
-    action: str
+    action: str  # pass | redact | block | warn (a block the user overrode for this one message)
     categories: list[str]
     reason: str
     scores: dict[str, float]
+    can_override: NotRequired[bool]  # a block the user may re-send once with guardrail "warn"
 
 
 class UnsupportedClaim(TypedDict):

@@ -11,7 +11,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from backend.contract.types import Intent, Mode, Source, Triage, TurnRecord, Validation
+from backend.contract.types import GuardrailMode, Intent, Mode, Source, Triage, TurnRecord, Validation
 
 Decision = Literal["fresh", "reuse", "both"]
 FollowUpKind = Literal["new", "clarification", "reference"]
@@ -25,6 +25,7 @@ class TurnRequest(TypedDict):
     use_memory: NotRequired[bool]
     input_redactions: NotRequired[list[str]]  # PII types redacted from the question before the graph saw it
     run_id: NotRequired[str]
+    guardrail: NotRequired[GuardrailMode]  # warn: the user re-sent a blocked message ("this was not an attack")
 
 
 class TurnInput(TypedDict):
@@ -112,6 +113,7 @@ class ChatState(TypedDict, total=False):
     started_at: float  # wall clock when the turn started, for its latency
     question: str
     input_redactions: list[str]
+    guardrail: GuardrailMode
     mode: Mode
     use_memory: bool
     rewritten_query: str
@@ -135,10 +137,17 @@ class ChatState(TypedDict, total=False):
 
 
 def turn_input(
-    question: str, mode: Mode = "auto", use_memory: bool = True, redactions: list[str] | None = None, run_id: str = ""
+    question: str,
+    mode: Mode = "auto",
+    use_memory: bool = True,
+    redactions: list[str] | None = None,
+    run_id: str = "",
+    guardrail: GuardrailMode = "enforce",
 ) -> TurnInput:
     """The graph input for one turn."""
-    request = TurnRequest(question=question, mode=mode, use_memory=use_memory, input_redactions=redactions or [])
+    request = TurnRequest(
+        question=question, mode=mode, use_memory=use_memory, input_redactions=redactions or [], guardrail=guardrail
+    )
     if run_id:
         request["run_id"] = run_id
     return TurnInput(request=request)

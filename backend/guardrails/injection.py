@@ -5,6 +5,12 @@ at INJECTION_THRESHOLD. Rules that need two cues (for example an insertion verb 
 are evaluated per sentence. ``source="document"`` is for retrieved or ingested text: there, any request
 addressed to an assistant (a translation order, an off-topic task) is hostile, while the same words typed by
 the user are an ordinary request.
+
+User messages: the rules are joined by a linear n-gram classifier trained on public jailbreak and benign user
+prompts (classifier.py): when its probability reaches the model's own threshold it adds a hit scaled so that
+threshold lands on INJECTION_THRESHOLD, so a message is flagged when the rules or the classifier say so.
+Documents are scanned by the rules alone: the classifier never saw document text, and it flags 2-6% of clean
+chunks (bench.guardrails).
 """
 
 import base64
@@ -15,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from backend.guardrails.classifier import load_model
 from backend.guardrails.injection_patterns import (
     DIRECTIVE,
     LANGUAGE_SWITCH,
@@ -56,10 +63,12 @@ class _Hit:
     names: tuple[str, ...]
 
 
-def score_injection(text: str, source: Source = "user") -> InjectionResult:
-    """Score a user message (source="user") or a document chunk (source="document") for injection."""
+def score_injection(text: str, source: Source = "user", classifier: bool = True) -> InjectionResult:
+    """Score a user message (source="user", rules and classifier) or a document chunk (source="document", rules)."""
     normal = _normalise(text)
     hits: dict[str, _Hit] = {}
+    if classifier and source == "user":
+        _keep(hits, "classifier", _classifier_hit(normal))
     for name, weight, kind in _text_hits(normal):
         _keep(hits, name, _Hit(weight, kind, (name,)))
     sentences = [s for s in _SENTENCE_SPLIT.split(normal) if s.strip()]
@@ -68,11 +77,21 @@ def score_injection(text: str, source: Source = "user") -> InjectionResult:
     if source == "document" and _offtopic_task(sentences):
         _keep(hits, "task", _Hit(0.55, "injection", ("offtopic_task_in_document",)))
     for decoded in _decoded_blobs(text):
-        inner = score_injection(decoded, source)
+        inner = score_injection(decoded, source, classifier)
         _keep(
             hits, "encoded", _Hit(max(0.4, inner.score), inner.kind or "injection", ("encoded_payload", *inner.reasons))
         )
     return _result(hits)
+
+
+def _classifier_hit(text: str) -> _Hit | None:
+    """The classifier's verdict as a hit, its threshold mapped onto INJECTION_THRESHOLD; None below it."""
+    model = load_model()
+    probability = model.probability(text)
+    if probability < model.threshold:
+        return None
+    weight = INJECTION_THRESHOLD + (1 - INJECTION_THRESHOLD) * (probability - model.threshold) / (1 - model.threshold)
+    return _Hit(weight, "injection", ("classifier",))
 
 
 def _keep(hits: dict[str, _Hit], key: str, hit: _Hit | None) -> None:

@@ -39,7 +39,7 @@ from backend.contract.events import (
     StoppedEvent,
     TokenEvent,
 )
-from backend.contract.types import Mode, TurnRecord
+from backend.contract.types import GuardrailMode, Mode, TurnRecord
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
 from backend.llm.lease import ModelLease
@@ -65,6 +65,7 @@ class TurnSpec:
     thread_id: str
     run_id: str
     use_memory: bool
+    guardrail: GuardrailMode = "enforce"
 
 
 def partial_answer(events: list[BaseModel]) -> str:
@@ -111,9 +112,16 @@ class TurnRunner:
         self.queue = ThreadQueue()
         self.live: dict[str, LiveRun] = {}  # runs of this server that have not been fully logged yet
 
-    async def start(self, question: str, mode: Mode, thread_id: str | None = None, use_memory: bool = True) -> LiveRun:
+    async def start(
+        self,
+        question: str,
+        mode: Mode,
+        thread_id: str | None = None,
+        use_memory: bool = True,
+        guardrail: GuardrailMode = "enforce",
+    ) -> LiveRun:
         """Start a run in its own task and return it; its first event is metadata."""
-        spec = TurnSpec(question, mode, thread_id or str(uuid.uuid4()), str(uuid.uuid4()), use_memory)
+        spec = TurnSpec(question, mode, thread_id or str(uuid.uuid4()), str(uuid.uuid4()), use_memory, guardrail)
         stored_question, _ = guarded_input(question, self.deps)  # what the thread may show: PII redacted
         run = LiveRun(spec.run_id, spec.thread_id, stored_question, now())
         await self.runlog.start(run.run_id, run.thread_id, run.question, run.created_at)
@@ -129,12 +137,13 @@ class TurnRunner:
         thread_id: str | None = None,
         use_memory: bool = True,
         on_disconnect: OnDisconnect = "cancel",
+        guardrail: GuardrailMode = "enforce",
     ) -> AsyncIterator[BaseModel]:
         """A new run's payloads: metadata, (a wait), status…, tokens…, sources, then done, error or stopped.
 
         Closing the iterator early cancels the run (and keeps nothing of it) unless on_disconnect is "continue".
         """
-        run = await self.start(question, mode, thread_id, use_memory)
+        run = await self.start(question, mode, thread_id, use_memory, guardrail)
         try:
             async for _, event in run.follow():
                 yield event
@@ -240,7 +249,9 @@ class TurnRunner:
         m = self.models
         lease = ModelLease(m.gate, spec.thread_id, m.kv if spec.use_memory else None, m.pin_slots)
         deps = dataclasses.replace(self.deps, lease=lease)
-        turn = turn_events(self.graph, deps, spec.question, spec.mode, spec.thread_id, spec.run_id, spec.use_memory)
+        turn = turn_events(
+            self.graph, deps, spec.question, spec.mode, spec.thread_id, spec.run_id, spec.use_memory, spec.guardrail
+        )
         try:
             async with aclosing(turn) as events:
                 async for event in events:

@@ -150,6 +150,7 @@ export function ChatApp() {
         <MessageList
           messages={chat.messages}
           onRetry={retry}
+          onAskAnyway={chat.askAnyway}
           empty={
             chat.loading ? (
               <p className="empty">Loading conversation…</p>

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import type { ChatMessage } from "@/hooks/use-chat";
 import { badgesFromDone } from "@/lib/badges";
+import { canAskAnyway } from "@/lib/chat-turn";
 import { sourceAnchor } from "@/lib/citations";
 import { claimFor } from "@/lib/evidence";
 import { AnswerBadges } from "./answer-badges";
@@ -26,7 +27,15 @@ function errorTitle(code: string | undefined): string {
   }
 }
 
-export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetry: (key: string) => void }) {
+export function MessageItem({
+  message,
+  onRetry,
+  onAskAnyway,
+}: {
+  message: ChatMessage;
+  onRetry: (key: string) => void;
+  onAskAnyway: (key: string) => void;
+}) {
   const [sourcesOpen, setSourcesOpen] = useState(false);
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const [viewing, setViewing] = useState<ViewerTarget | null>(null);
@@ -86,6 +95,13 @@ export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetr
             ? "Interrupted — the server restarted before this answer finished; this is what it had written."
             : "Stopped — this partial answer stays in the conversation, outside its memory and sources."}
         </p>
+      )}
+      {canAskAnyway(message) && (
+        <div className="turn-note" role="note">
+          <button type="button" className="tool-button" onClick={() => onAskAnyway(message.key)}>
+            This was not an attack — ask anyway
+          </button>
+        </div>
       )}
       {message.state === "error" && message.error && (
         <div className="turn-error" role="alert">

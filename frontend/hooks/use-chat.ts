@@ -4,11 +4,11 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api";
 import { ApiError, type NumberedChatEvent, followRun, streamChat } from "@/lib/sse";
 import { type ChatMessage, applyChatEvent, endTurn } from "@/lib/chat-turn";
-import type { Mode } from "@/lib/types";
+import type { GuardrailMode, Mode } from "@/lib/types";
 
 export type { ChatMessage, StatusStep, TurnState } from "@/lib/chat-turn";
 
-type Request = { message: string; mode: Mode };
+type Request = { message: string; mode: Mode; guardrail?: GuardrailMode };
 const REATTACH_ATTEMPTS = 3;
 
 let counter = 0;
@@ -37,6 +37,7 @@ export interface UseChat {
   send: (message: string, mode: Mode) => void;
   stop: () => void;
   retry: (assistantKey: string) => void;
+  askAnyway: (assistantKey: string) => void;
   openThread: (id: string | null) => Promise<void>;
   setTitle: (title: string | null) => void;
 }
@@ -128,7 +129,12 @@ export function useChat(options: {
         { key: newKey("user"), role: "user", content: request.message, state: "done" },
         { key, role: "assistant", content: "", state: "streaming", steps: [], startedAt: Date.now(), request },
       ]);
-      const body = { message: request.message, thread_id: threadRef.current, mode: request.mode };
+      const body = {
+        message: request.message,
+        thread_id: threadRef.current,
+        mode: request.mode,
+        ...(request.guardrail ? { guardrail: request.guardrail } : {}),
+      };
       await consume(key, (signal) => streamChat(body, signal), request);
     },
     [consume],
@@ -158,6 +164,22 @@ export function useChat(options: {
         return all.filter((_, j) => j !== i && !(j === i - 1 && all[j].role === "user"));
       });
       queueMicrotask(() => request && void run(request));
+    },
+    [run],
+  );
+
+  /** "This was not an attack": send a blocked message once more, with the input guardrail only warning. */
+  const askAnyway = useCallback(
+    (assistantKey: string) => {
+      let request: ChatMessage["request"];
+      setMessages((all) =>
+        all.map((m) => {
+          if (m.key !== assistantKey) return m;
+          request = m.request;
+          return { ...m, askedAnyway: true };
+        }),
+      );
+      queueMicrotask(() => request && void run({ ...request, guardrail: "warn" }));
     },
     [run],
   );
@@ -223,5 +245,5 @@ export function useChat(options: {
 
   useEffect(() => () => controller.current?.abort(), []);
 
-  return { messages, threadId, title, busy, loading, notice, send, stop, retry, openThread, setTitle };
+  return { messages, threadId, title, busy, loading, notice, send, stop, retry, askAnyway, openThread, setTitle };
 }

@@ -572,6 +572,13 @@ export interface components {
          */
         ChatRequest: {
             /**
+             * Guardrail
+             * @description warn: re-send a message the input guardrail blocked as an injection or jailbreak; it goes through once, logged. Honoured only when the server allows it (RAG_GUARDRAIL_ALLOW_OVERRIDE).
+             * @default enforce
+             * @enum {string}
+             */
+            guardrail: "enforce" | "warn";
+            /**
              * Message
              * @description The user's question, 1 to 16000 characters.
              */
@@ -919,6 +926,8 @@ export interface components {
         InputCheck: {
             /** Action */
             action: string;
+            /** Can Override */
+            can_override?: boolean;
             /** Categories */
             categories: string[];
             /** Reason */

@@ -1,5 +1,5 @@
 /** One answer's life as plain data: SSE events folded into a message, with no React in sight. */
-import type { ChatEvent, DoneEvent, Mode, Source, StatusEvent, Triage, Validation } from "./types";
+import type { ChatEvent, DoneEvent, GuardrailMode, Mode, Source, StatusEvent, Triage, Validation } from "./types";
 
 export interface StatusStep {
   node: string;
@@ -28,8 +28,28 @@ export interface ChatMessage {
   error?: { message: string; code?: string };
   /** A stored answer that a server restart cut short (shown as stopped, with its own note). */
   interrupted?: boolean;
-  /** What was sent, so a failed turn can be retried as it was. */
-  request?: { message: string; mode: Mode };
+  /** What was sent, so a failed turn can be retried as it was (guardrail "warn": sent again after a block). */
+  request?: { message: string; mode: Mode; guardrail?: GuardrailMode };
+  /** The user already said of this blocked message "this was not an attack" and sent it again. */
+  askedAnyway?: boolean;
+}
+
+/**
+ * Whether a blocked answer offers "This was not an attack — ask anyway": the input guardrail blocked the message
+ * as injection or jailbreak and the server allows an override (`can_override`), the message was sent in this
+ * session, and it has not been sent anyway already. Re-sending is allowed once, so a warn re-send never offers it.
+ */
+export function canAskAnyway(m: ChatMessage): boolean {
+  const info = m.done;
+  return (
+    m.role === "assistant" &&
+    m.state === "done" &&
+    !m.askedAnyway &&
+    m.request !== undefined &&
+    m.request.guardrail !== "warn" &&
+    info?.triage?.route === "blocked" &&
+    info.validation?.input?.can_override === true
+  );
 }
 
 /**

