@@ -12,6 +12,7 @@ def test_every_benchmark_module_is_listed_with_its_docstring_and_helpers_are_not
         "relevance_floor",
         "retrieval",
         "speed",
+        "stop",
         "stream",
         "tool_calls",
         "train_injection",
