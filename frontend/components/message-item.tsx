@@ -11,6 +11,7 @@ import { DocumentViewer, type ViewerTarget } from "./document-viewer";
 import { MarkdownAnswer } from "./markdown-answer";
 import { SourcesPanel } from "./sources-panel";
 import { StatusTimeline } from "./status-timeline";
+import { storedSteps } from "@/lib/turn-summary";
 
 function errorTitle(code: string | undefined): string {
   switch (code) {
@@ -26,7 +27,16 @@ function errorTitle(code: string | undefined): string {
   }
 }
 
-export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetry: (key: string) => void }) {
+export function MessageItem({
+  message,
+  onRetry,
+  busy,
+}: {
+  message: ChatMessage;
+  onRetry: (key: string) => void;
+  /** Another answer is being written: a stopped turn's Retry waits for it. */
+  busy: boolean;
+}) {
   const [sourcesOpen, setSourcesOpen] = useState(false);
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const [viewing, setViewing] = useState<ViewerTarget | null>(null);
@@ -66,10 +76,12 @@ export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetr
       data-state={message.state}
       aria-busy={streaming}
     >
-      {message.steps && (message.steps.length > 0 || streaming) && (
+      {message.state !== "error" && (
         <StatusTimeline
-          steps={message.steps}
+          steps={message.steps ?? storedSteps(message.stored?.steps)}
           running={streaming}
+          content={message.content}
+          sources={sources}
           startedAt={message.startedAt}
           endedAt={message.endedAt}
         />
@@ -81,11 +93,24 @@ export function MessageItem({ message, onRetry }: { message: ChatMessage; onRetr
         </div>
       )}
       {message.state === "stopped" && (
-        <p className="turn-note turn-stopped" role="note">
-          {message.interrupted
-            ? "Interrupted — the server restarted before this answer finished; this is what it had written."
-            : "Stopped — this partial answer stays in the conversation, outside its memory and sources."}
-        </p>
+        <div className="turn-stopped-row">
+          <p className="turn-note turn-stopped" role="note">
+            {message.interrupted
+              ? "Interrupted — the server restarted before this answer finished; this is what it had written."
+              : "Stopped — this partial answer stays in the conversation, outside its memory and sources."}
+          </p>
+          {message.request && (
+            <button
+              type="button"
+              className="tool-button"
+              disabled={busy}
+              title={busy ? "Wait for the answer being written" : "Ask the same question again in this conversation"}
+              onClick={() => onRetry(message.key)}
+            >
+              Retry
+            </button>
+          )}
+        </div>
       )}
       {message.state === "error" && message.error && (
         <div className="turn-error" role="alert">

@@ -7,10 +7,12 @@ import { MessageItem } from "./message-item";
 export function MessageList({
   messages,
   onRetry,
+  busy,
   empty,
 }: {
   messages: ChatMessage[];
   onRetry: (key: string) => void;
+  busy: boolean;
   empty: React.ReactNode;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -34,7 +36,9 @@ export function MessageList({
   return (
     <div className="messages" ref={scroller} onScroll={onScroll}>
       <div className="messages-inner">
-        {messages.length === 0 ? empty : messages.map((m) => <MessageItem key={m.key} message={m} onRetry={onRetry} />)}
+        {messages.length === 0
+          ? empty
+          : messages.map((m) => <MessageItem key={m.key} message={m} onRetry={onRetry} busy={busy} />)}
       </div>
     </div>
   );
