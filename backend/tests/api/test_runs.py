@@ -193,3 +193,22 @@ async def test_a_run_whose_turn_is_already_stored_is_not_offered_again_as_the_th
         runner.live.pop(run_id)
     assert thread["active_run"] is None
     assert [m["role"] for m in thread["messages"]] == ["user", "assistant"]
+
+
+async def test_replay_from_every_last_event_id_of_a_live_run_is_the_suffix_every_follower_sees(slow_server):
+    # The finished-run test above replays from the log file; this one re-attaches while the run is still going, so
+    # the replay comes from memory and then joins the live events. Every follower must see the same sequence.
+    url, app = slow_server
+    first = await read_until(url, "POST", "/api/chat/stream", 2, json={"message": POEM, "mode": "chat"})
+    run_id = first[0][2]["run_id"]
+    path = f"/api/runs/{run_id}/stream"
+    whole = asyncio.create_task(read_until(url, "GET", path))
+    ks = range(first[-1][0] + 1)
+    followers = [asyncio.create_task(read_until(url, "GET", path, headers={"Last-Event-ID": str(k)})) for k in ks]
+    await asyncio.sleep(0.2)
+    assert not app.state.services.runner.live[run_id].finished  # they joined while the model was still writing
+    suffixes = await asyncio.gather(*followers)
+    original = await whole
+    assert original[-1][1] == "done" and original[: len(first)] == first
+    for k, suffix in enumerate(suffixes):
+        assert suffix == original[k:], k
