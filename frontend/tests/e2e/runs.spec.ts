@@ -2,15 +2,34 @@
  * Answers live on the server: a reload at any point of a streaming answer, or a trip to another thread and back,
  * re-attaches to the run and ends with exactly the text of an uninterrupted run (the fake model is deterministic);
  * an answer cut short (Stop, or a restart) stays in its thread with a Retry.
+ *
+ * On their own stack with the fake model at 6 tokens/s (an answer streams for some 8 s), so that a reload or a Stop
+ * lands inside the answer even on a loaded machine; the last test restarts its backend.
  */
 import type { Page } from "@playwright/test";
 import { type AnswerView, ChatPage } from "../pages/chat-page";
-import { MID_STREAM, backendUrl, expect, test } from "./fixtures";
+import { MID_STREAM, expect, test } from "./fixtures";
 import { type Backend, type Frontend, removeDir, startBackend, startFrontend } from "./stack";
 
-/** About 44 tokens from the fake model over the sample documents: some 2 s of streaming at 20 tokens/s. */
+/** About 44 tokens from the fake model over the sample documents. */
 const QUESTION =
   "Tell me about laptops, passwords, hotel limits, meal allowances, expense reports, notice periods and Zephyr-9 servicing costs.";
+test.describe.configure({ mode: "serial" });
+
+let backend: Backend;
+let frontend: Frontend;
+
+test.beforeAll(async () => {
+  backend = await startBackend(process.env.E2E_TEMPLATE_DIR!, { RAG_FAKE_TOKENS_PER_SECOND: "6" });
+  frontend = await startFrontend(backend.url);
+});
+
+test.afterAll(async () => {
+  await frontend?.stop();
+  await backend?.stop();
+  removeDir(backend?.dataDir);
+});
+
 /** Rendered text without whitespace: the same answer compares equal however its Markdown wrapped. */
 const squash = (text: string) => text.replace(/\s+/g, "");
 
@@ -67,12 +86,11 @@ function expectPrefixes(samples: string[], final: string): void {
 }
 
 test.describe("an answer survives reloads", () => {
-  test.describe.configure({ mode: "serial" });
   let baseline: Seen;
   let stored: Seen;
 
   test("uninterrupted run of the question (the baseline)", async ({ chat, page }) => {
-    await chat.goto();
+    await chat.goto(undefined, frontend.url);
     await chat.ask(QUESTION);
     baseline = await finished(chat.lastAnswer());
     expect(baseline.state).toBe("done");
@@ -95,7 +113,7 @@ test.describe("an answer survives reloads", () => {
       chat,
       page,
     }) => {
-      await chat.goto();
+      await chat.goto(undefined, frontend.url);
       await chat.ask(QUESTION);
       const before = chat.lastAnswer();
       const at = Math.floor(baseline.text.length * fraction);
@@ -126,7 +144,7 @@ test("switching to another thread and back while an answer streams: the live ans
   page,
   request,
 }) => {
-  await chat.goto();
+  await chat.goto(undefined, frontend.url);
   await chat.ask("hello");
   await chat.waitForAnswerDone();
   const other = chat.threadIdFromUrl()!;
@@ -153,7 +171,7 @@ test("switching to another thread and back while an answer streams: the live ans
   expect(seen.text.length).toBeGreaterThan(20);
   expectPrefixes(samples, seen.text);
   // The server stored the one answer the page shows, once.
-  const body = await (await request.get(`${backendUrl()}/api/threads/${thread}`)).json();
+  const body = await (await request.get(`${backend.url}/api/threads/${thread}`)).json();
   expect(body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
   expect(squash(body.messages[3].content).length).toBeGreaterThan(0);
 });
@@ -162,7 +180,7 @@ test("a stopped answer, reloaded, keeps its text and offers Retry, which asks ag
   page,
 }) => {
   const chat = new ChatPage(page);
-  await chat.goto();
+  await chat.goto(undefined, frontend.url);
   await chat.ask(QUESTION);
   const answer = chat.lastAnswer();
   await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(15);
@@ -186,20 +204,6 @@ test("a stopped answer, reloaded, keeps its text and offers Retry, which asks ag
 });
 
 test.describe("a run interrupted by a server restart", () => {
-  let backend: Backend;
-  let frontend: Frontend;
-
-  test.beforeAll(async () => {
-    backend = await startBackend(process.env.E2E_TEMPLATE_DIR!, { RAG_FAKE_TOKENS_PER_SECOND: "8" });
-    frontend = await startFrontend(backend.url);
-  });
-
-  test.afterAll(async () => {
-    await frontend?.stop();
-    await backend?.stop();
-    removeDir(backend?.dataDir);
-  });
-
   test("shows its partial text marked interrupted, with Retry, which answers in the same thread", async ({ page }) => {
     const chat = new ChatPage(page);
     await page.goto(frontend.url);

@@ -39,8 +39,9 @@ export class ChatPage {
     this.viewerPassage = this.viewer.locator("mark.passage");
   }
 
-  async goto(threadId?: string): Promise<void> {
-    await this.page.goto(threadId ? `/?thread=${encodeURIComponent(threadId)}` : "/");
+  /** Open the chat (a thread of it); `base` is another stack's frontend URL than the shared one. */
+  async goto(threadId?: string, base = ""): Promise<void> {
+    await this.page.goto(`${base}${threadId ? `/?thread=${encodeURIComponent(threadId)}` : "/"}`);
     await expect(this.composer).toBeVisible();
   }
 
