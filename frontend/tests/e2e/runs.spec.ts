@@ -135,6 +135,8 @@ test.describe("an answer survives reloads", () => {
       test
         .info()
         .annotations.push({ type: "re-attached", description: seen.state === "done" ? "live" : "ended first" });
+      // Early and middle leave 4-7 s of answer at 6 tokens/s: the page must have followed the run live.
+      if (point !== "late") expect(seen.state).toBe("done");
     });
   }
 });
