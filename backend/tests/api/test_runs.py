@@ -195,10 +195,15 @@ async def test_a_run_whose_turn_is_already_stored_is_not_offered_again_as_the_th
     assert [m["role"] for m in thread["messages"]] == ["user", "assistant"]
 
 
-async def test_replay_from_every_last_event_id_of_a_live_run_is_the_suffix_every_follower_sees(slow_server):
+async def test_replay_from_every_last_event_id_of_a_live_run_is_the_suffix_every_follower_sees(tmp_path):
     # The finished-run test above replays from the log file; this one re-attaches while the run is still going, so
     # the replay comes from memory and then joins the live events. Every follower must see the same sequence.
-    url, app = slow_server
+    app = create_app(fake_settings(tmp_path / "data", fake_tokens_per_second=3))  # 5 s: followers join in time
+    with serve_in_thread(app) as url:
+        await _follow_from_every_id(url, app)
+
+
+async def _follow_from_every_id(url: str, app) -> None:
     first = await read_until(url, "POST", "/api/chat/stream", 2, json={"message": POEM, "mode": "chat"})
     run_id = first[0][2]["run_id"]
     path = f"/api/runs/{run_id}/stream"
