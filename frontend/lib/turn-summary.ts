@@ -6,13 +6,15 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /**
  * The live line of a running turn: the latest status label of a step still open ("Searching employee-handbook.md…",
- * "Waiting for the model: 1 ahead"), or "Writing…" once the answer's text is arriving.
+ * "Waiting for the model: 1 ahead"), "Writing…" once the answer's text is arriving, "Finishing…" between the checks
+ * that follow it.
  */
 export function liveLabel(steps: StatusStep[], content: string): string {
   const open = steps.findLast((s) => s.endedAt === undefined);
-  if (content && (!open || open.node === "generator")) return "Writing…";
-  if (open) return open.label;
-  return content ? "Writing…" : "Connecting…";
+  if (open && !(content && open.node === "generator")) return open.label;
+  if (!content) return "Connecting…";
+  const written = steps.some((s) => s.node === "generator" && s.endedAt !== undefined);
+  return written && !open ? "Finishing…" : "Writing…";
 }
 
 /** "3 passages from 2 documents" (distinct documents), or "No documents used". */

@@ -221,7 +221,6 @@ test.describe("a run interrupted by a server restart", () => {
     await expect(interrupted.root).toHaveAttribute("data-state", "stopped");
     await expect(interrupted.stoppedNote).toContainText("Interrupted");
     expect(await interrupted.textLength()).toBeGreaterThan(0);
-    await chat.screenshot("interrupted-retry");
     await interrupted.retryButton.click();
     const retried = await chat.waitForAnswerDone();
     await expect(retried.text).toContainText("According to the documents");

@@ -29,10 +29,13 @@ describe("the live line", () => {
     expect(liveLabel([], "")).toBe("Connecting…");
   });
 
-  it("says Writing… once the answer's text arrives, and the check after it when one runs", () => {
+  it("says Writing… once the answer's text arrives, then the checks after it, Finishing… between them", () => {
     expect(liveLabel([step("generator", "Writing answer…")], "According")).toBe("Writing…");
     const checking = [step("generator", "Writing answer…", 3), step("validate_sources", "Checking the answer…")];
     expect(liveLabel(checking, "According to the documents")).toBe("Checking the answer…");
+    const between = [step("generator", "Writing answer…", 3), step("validate_sources", "Checking the answer…", 4)];
+    expect(liveLabel(between, "According to the documents")).toBe("Finishing…");
+    expect(liveLabel([step("triage_faq", "Looking in the FAQ", 2)], "The FAQ says")).toBe("Writing…");
   });
 
   it("renders as one line, with no list of steps", () => {
