@@ -38,8 +38,11 @@ async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
     if row is None and run is not None:
         return ThreadDetail(thread_id=thread_id, title=title_from(run.question), messages=[], active_run=active)
     row = await _existing(services, thread_id)
+    turns = await services.conversations.turns(thread_id)
+    if run is not None and any(turn["run_id"] == run.run_id for turn in turns):
+        active = None  # stored with its final checkpoint, the run is only sending its last events: show it once
     messages: list[MessageOut] = []
-    for turn in await services.conversations.turns(thread_id):
+    for turn in turns:
         messages.append(MessageOut(role="user", content=turn["question"]))
         messages.append(
             MessageOut(

@@ -11,6 +11,7 @@ def test_every_benchmark_module_is_listed_with_its_docstring_and_helpers_are_not
         "memory",
         "relevance_floor",
         "retrieval",
+        "runs_load",
         "speed",
         "stop",
         "stream",

@@ -88,9 +88,10 @@ export function ChatApp() {
   };
 
   const retry = (key: string) => {
-    const request = chat.messages.find((m) => m.key === key)?.request;
-    if (request && draft.trim() === request.message) setDraft("");
-    chat.retry(key);
+    const message = chat.messages.find((m) => m.key === key);
+    if (message?.state === "stopped" && busy) return; // its partial answer stays: the new turn comes after the live one
+    if (message?.request && draft.trim() === message.request.message) setDraft("");
+    chat.retry(key, mode);
   };
 
   const current = threads.threads.find((t) => t.thread_id === chat.threadId);
@@ -151,6 +152,7 @@ export function ChatApp() {
           messages={chat.messages}
           onRetry={retry}
           onAskAnyway={chat.askAnyway}
+          busy={busy}
           empty={
             chat.loading ? (
               <p className="empty">Loading conversation…</p>

@@ -12,6 +12,7 @@ import { DocumentViewer, type ViewerTarget } from "./document-viewer";
 import { MarkdownAnswer } from "./markdown-answer";
 import { SourcesPanel } from "./sources-panel";
 import { StatusTimeline } from "./status-timeline";
+import { storedSteps } from "@/lib/turn-summary";
 
 function errorTitle(code: string | undefined): string {
   switch (code) {
@@ -31,10 +32,13 @@ export function MessageItem({
   message,
   onRetry,
   onAskAnyway,
+  busy,
 }: {
   message: ChatMessage;
   onRetry: (key: string) => void;
   onAskAnyway: (key: string) => void;
+  /** Another answer is being written: a stopped turn's Retry waits for it. */
+  busy: boolean;
 }) {
   const [sourcesOpen, setSourcesOpen] = useState(false);
   const [highlighted, setHighlighted] = useState<string | null>(null);
@@ -75,10 +79,12 @@ export function MessageItem({
       data-state={message.state}
       aria-busy={streaming}
     >
-      {message.steps && (message.steps.length > 0 || streaming) && (
+      {message.state !== "error" && (
         <StatusTimeline
-          steps={message.steps}
+          steps={message.steps ?? storedSteps(message.stored?.steps)}
           running={streaming}
+          content={message.content}
+          sources={sources}
           startedAt={message.startedAt}
           endedAt={message.endedAt}
         />
@@ -90,11 +96,24 @@ export function MessageItem({
         </div>
       )}
       {message.state === "stopped" && (
-        <p className="turn-note turn-stopped" role="note">
-          {message.interrupted
-            ? "Interrupted — the server restarted before this answer finished; this is what it had written."
-            : "Stopped — this partial answer stays in the conversation, outside its memory and sources."}
-        </p>
+        <div className="turn-stopped-row">
+          <p className="turn-note turn-stopped" role="note">
+            {message.interrupted
+              ? "Interrupted — the server restarted before this answer finished; this is what it had written."
+              : "Stopped — this partial answer stays in the conversation, outside its memory and sources."}
+          </p>
+          {message.request && (
+            <button
+              type="button"
+              className="tool-button"
+              disabled={busy}
+              title={busy ? "Wait for the answer being written" : "Ask the same question again in this conversation"}
+              onClick={() => onRetry(message.key)}
+            >
+              Retry
+            </button>
+          )}
+        </div>
       )}
       {canAskAnyway(message) && (
         <div className="turn-note" role="note">

@@ -8,11 +8,13 @@ export function MessageList({
   messages,
   onRetry,
   onAskAnyway,
+  busy,
   empty,
 }: {
   messages: ChatMessage[];
   onRetry: (key: string) => void;
   onAskAnyway: (key: string) => void;
+  busy: boolean;
   empty: React.ReactNode;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -38,7 +40,9 @@ export function MessageList({
       <div className="messages-inner">
         {messages.length === 0
           ? empty
-          : messages.map((m) => <MessageItem key={m.key} message={m} onRetry={onRetry} onAskAnyway={onAskAnyway} />)}
+          : messages.map((m) => (
+              <MessageItem key={m.key} message={m} onRetry={onRetry} onAskAnyway={onAskAnyway} busy={busy} />
+            ))}
       </div>
     </div>
   );

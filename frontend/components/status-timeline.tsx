@@ -1,63 +1,107 @@
 "use client";
-/** The live status of a turn: each graph step as it starts and ends, with elapsed times. */
+/**
+ * A turn's status in one line: while it runs, what is happening now with the elapsed time; once it has ended, a
+ * summary ("3 passages from 2 documents · 6.2 s") that expands to the full timeline of steps.
+ */
+import { useId, useState } from "react";
 import type { StatusStep } from "@/hooks/use-chat";
 import { formatSeconds, useElapsed } from "@/hooks/use-elapsed";
+import { liveLabel, summaryLine } from "@/lib/turn-summary";
+import type { Source } from "@/lib/types";
 
 const clean = (label: string) => label.replace(/…$/, "");
 const isWarning = (step: StatusStep) =>
   /no document|matches several|not found|failed/i.test(`${step.note ?? step.label} ${step.detail ?? ""}`);
 
-function Step({ step, running }: { step: StatusStep; running: boolean }) {
-  const open = running && step.endedAt === undefined;
-  const elapsed = useElapsed(step.startedAt, open);
-  const ms = step.endedAt !== undefined ? step.endedAt - step.startedAt : elapsed;
-  const state = open ? "running" : step.endedAt === undefined ? "interrupted" : isWarning(step) ? "warn" : "ok";
+function Step({ step, timed }: { step: StatusStep; timed: boolean }) {
+  const state = step.endedAt === undefined ? "interrupted" : isWarning(step) ? "warn" : "ok";
   return (
-    <li className={`step step-${state}`} data-node={step.node} title={step.detail ?? undefined}>
+    <li className={`step step-${state}`} data-node={step.node || undefined} title={step.detail ?? undefined}>
       <span className="step-icon" aria-hidden>
-        {state === "running" ? <span className="spinner" /> : state === "warn" ? "!" : state === "ok" ? "✓" : "–"}
+        {state === "warn" ? "!" : state === "ok" ? "✓" : "–"}
       </span>
-      <span className="step-label">{open ? step.label : (step.note ?? clean(step.label))}</span>
+      <span className="step-label">{step.note ?? clean(step.label)}</span>
       {step.detail && <span className="step-detail">{step.detail}</span>}
-      <span className="step-time">{formatSeconds(ms)}</span>
+      {timed && step.endedAt !== undefined && (
+        <span className="step-time">{formatSeconds(step.endedAt - step.startedAt)}</span>
+      )}
     </li>
+  );
+}
+
+/** The one live line of a running turn. */
+function LiveLine({ steps, content, startedAt }: { steps: StatusStep[]; content: string; startedAt?: number }) {
+  const elapsed = useElapsed(startedAt, true);
+  return (
+    <div className="status" data-running>
+      <div className="status-line">
+        <span className="spinner" aria-hidden />
+        <span className="status-current" role="status" aria-live="polite">
+          {liveLabel(steps, content)}
+        </span>
+        <span className="status-total">{formatSeconds(elapsed)}</span>
+      </div>
+    </div>
+  );
+}
+
+/** The summary of an ended turn; its button shows and hides the steps. */
+function Summary({ steps, sources, seconds }: { steps: StatusStep[]; sources?: Source[]; seconds?: string }) {
+  const [open, setOpen] = useState(false);
+  const listId = useId();
+  const line = summaryLine(sources, seconds);
+  if (steps.length === 0) {
+    return (
+      <div className="status">
+        <div className="status-line">
+          <span className="status-summary">{line}</span>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className="status">
+      <div className="status-line">
+        <button
+          type="button"
+          className="status-summary status-toggle"
+          aria-expanded={open}
+          aria-controls={listId}
+          onClick={() => setOpen((o) => !o)}
+        >
+          <span className="status-caret" aria-hidden>
+            {open ? "▾" : "▸"}
+          </span>
+          {line}
+        </button>
+      </div>
+      {open && (
+        <ol className="steps" id={listId} aria-label="Steps">
+          {steps.map((step, i) => (
+            <Step key={`${step.node}-${i}`} step={step} timed={seconds !== undefined} />
+          ))}
+        </ol>
+      )}
+    </div>
   );
 }
 
 export function StatusTimeline({
   steps,
   running,
+  content,
+  sources,
   startedAt,
   endedAt,
 }: {
   steps: StatusStep[];
   running: boolean;
+  content: string;
+  sources?: Source[];
   startedAt?: number;
   endedAt?: number;
 }) {
-  const elapsed = useElapsed(startedAt, running);
-  const total = endedAt !== undefined && startedAt !== undefined ? endedAt - startedAt : elapsed;
-  const current = [...steps].reverse().find((s) => s.endedAt === undefined);
-  return (
-    <div className="status" data-running={running || undefined}>
-      <div className="status-line" role="status" aria-live="polite">
-        {running ? (
-          <>
-            <span className="spinner" aria-hidden />
-            <span className="status-current">{current ? current.label : "Connecting…"}</span>
-          </>
-        ) : (
-          <span className="status-current">{steps.length} steps</span>
-        )}
-        <span className="status-total">{formatSeconds(total)}</span>
-      </div>
-      {steps.length > 0 && (
-        <ol className="steps" aria-label="Steps">
-          {steps.map((step, i) => (
-            <Step key={`${step.node}-${i}`} step={step} running={running} />
-          ))}
-        </ol>
-      )}
-    </div>
-  );
+  if (running) return <LiveLine steps={steps} content={content} startedAt={startedAt} />;
+  const seconds = startedAt !== undefined && endedAt !== undefined ? formatSeconds(endedAt - startedAt) : undefined;
+  return <Summary steps={steps} sources={sources} seconds={seconds} />;
 }

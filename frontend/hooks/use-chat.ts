@@ -9,6 +9,8 @@ import type { GuardrailMode, Mode } from "@/lib/types";
 export type { ChatMessage, StatusStep, TurnState } from "@/lib/chat-turn";
 
 type Request = { message: string; mode: Mode; guardrail?: GuardrailMode };
+/** A turn that ended without its whole answer: stopped, or interrupted by a restart (kept in the thread). */
+const unfinished = (m: ChatMessage) => m.role === "assistant" && m.state === "stopped";
 const REATTACH_ATTEMPTS = 3;
 
 let counter = 0;
@@ -36,7 +38,8 @@ export interface UseChat {
   notice: string | null;
   send: (message: string, mode: Mode) => void;
   stop: () => void;
-  retry: (assistantKey: string) => void;
+  /** Ask a failed turn's question again in its place, or a stopped one's as a new turn (its partial answer stays). */
+  retry: (assistantKey: string, mode: Mode) => void;
   askAnyway: (assistantKey: string) => void;
   openThread: (id: string | null) => Promise<void>;
   setTitle: (title: string | null) => void;
@@ -154,16 +157,17 @@ export function useChat(options: {
   }, []);
 
   const retry = useCallback(
-    (assistantKey: string) => {
+    (assistantKey: string, mode: Mode) => {
       let request: ChatMessage["request"];
       setMessages((all) => {
         const i = all.findIndex((m) => m.key === assistantKey);
         if (i === -1) return all;
         request = all[i].request;
-        // Drop the failed exchange: it was never stored, and the retry re-adds it.
+        // A stopped answer is stored in the thread and stays; a failed exchange was never stored: the retry re-adds it.
+        if (unfinished(all[i])) return all;
         return all.filter((_, j) => j !== i && !(j === i - 1 && all[j].role === "user"));
       });
-      queueMicrotask(() => request && void run(request));
+      queueMicrotask(() => request && void run({ message: request.message, mode: request.mode ?? mode }));
     },
     [run],
   );
@@ -179,7 +183,9 @@ export function useChat(options: {
           return { ...m, askedAnyway: true };
         }),
       );
-      queueMicrotask(() => request && void run({ ...request, guardrail: "warn" }));
+      queueMicrotask(
+        () => request?.mode && void run({ message: request.message, mode: request.mode, guardrail: "warn" }),
+      );
     },
     [run],
   );
@@ -198,15 +204,20 @@ export function useChat(options: {
         const detail = await api.thread(id);
         if (threadRef.current !== id) return;
         setTitle(detail.title);
-        const history: ChatMessage[] = detail.messages.map((m, i) => ({
-          key: `h${i}-${id}`,
-          role: m.role,
-          content: m.content,
-          sources: m.sources ?? undefined,
-          stored: { intent: m.intent, triage: m.triage, validation: m.validation },
-          state: m.status === "stopped" || m.status === "interrupted" ? "stopped" : "history",
-          ...(m.status === "interrupted" ? { interrupted: true } : {}),
-        }));
+        const history: ChatMessage[] = detail.messages.map((m, i, all) => {
+          const stopped = m.status === "stopped" || m.status === "interrupted";
+          const question = i > 0 && all[i - 1].role === "user" ? all[i - 1].content : null;
+          return {
+            key: `h${i}-${id}`,
+            role: m.role,
+            content: m.content,
+            sources: m.sources ?? undefined,
+            stored: { intent: m.intent, triage: m.triage, validation: m.validation, steps: m.steps },
+            state: stopped ? "stopped" : "history",
+            ...(m.status === "interrupted" ? { interrupted: true } : {}),
+            ...(stopped && question ? { request: { message: question } } : {}),
+          };
+        });
         const active = detail.active_run;
         if (!active) {
           setMessages(history);

@@ -23,13 +23,14 @@ export interface ChatMessage {
   startedAt?: number;
   endedAt?: number;
   done?: DoneEvent;
-  /** What a reloaded answer kept of its `done` event: its route, triage and validation (unsupported claims). */
-  stored?: { intent?: string | null; triage?: Triage | null; validation?: Validation | null };
+  /** What a reloaded answer kept: its route, triage, validation (unsupported claims) and steps ("node: label"). */
+  stored?: { intent?: string | null; triage?: Triage | null; validation?: Validation | null; steps?: string[] | null };
   error?: { message: string; code?: string };
   /** A stored answer that a server restart cut short (shown as stopped, with its own note). */
   interrupted?: boolean;
-  /** What was sent, so a failed turn can be retried as it was (guardrail "warn": sent again after a block). */
-  request?: { message: string; mode: Mode; guardrail?: GuardrailMode };
+  /** What was sent, so a failed or stopped turn can be asked again (a reloaded one knows its question, not its
+   * mode; guardrail "warn": sent again after a block). */
+  request?: { message: string; mode?: Mode; guardrail?: GuardrailMode };
   /** The user already said of this blocked message "this was not an attack" and sent it again. */
   askedAnyway?: boolean;
 }

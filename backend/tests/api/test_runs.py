@@ -8,6 +8,7 @@ import pytest
 from httpx_sse import EventSource, aconnect_sse
 
 from backend.main import create_app
+from backend.runs.live import LiveRun
 from backend.tests.conftest import fake_settings
 from bench.lib.faults import history_views
 from bench.lib.server import serve_in_thread
@@ -175,3 +176,44 @@ async def test_finished_runs_logs_are_pruned_after_the_configured_time(app, clie
     assert await runner.prune(0.001 / 3600) == 1  # older than a millisecond
     gone = await client.get(f"/api/runs/{run_id}/stream")
     assert gone.status_code == 404 and "pruned" in gone.json()["detail"]
+
+
+async def test_a_run_whose_turn_is_already_stored_is_not_offered_again_as_the_threads_active_run(app, client):
+    # The turn is committed with its final checkpoint before `done` goes out: in between, the run is still live and
+    # unfinished. A client opening the thread then must see the answer once (stored), not also as a run to follow.
+    events = numbered(await client.post("/api/chat/stream", json={"message": "Thanks!"}))
+    run_id, thread_id = events[0][2]["run_id"], events[0][2]["thread_id"]
+    await until_logged(app, run_id)
+    runner = app.state.services.runner
+    runner.live[run_id] = LiveRun(run_id, thread_id, "Thanks!", "2026-01-01T00:00:00")  # `done` not sent yet
+    try:
+        assert runner.active(thread_id) is not None
+        thread = (await client.get(f"/api/threads/{thread_id}")).json()
+    finally:
+        runner.live.pop(run_id)
+    assert thread["active_run"] is None
+    assert [m["role"] for m in thread["messages"]] == ["user", "assistant"]
+
+
+async def test_replay_from_every_last_event_id_of_a_live_run_is_the_suffix_every_follower_sees(tmp_path):
+    # The finished-run test above replays from the log file; this one re-attaches while the run is still going, so
+    # the replay comes from memory and then joins the live events. Every follower must see the same sequence.
+    app = create_app(fake_settings(tmp_path / "data", fake_tokens_per_second=3))  # 5 s: followers join in time
+    with serve_in_thread(app) as url:
+        await _follow_from_every_id(url, app)
+
+
+async def _follow_from_every_id(url: str, app) -> None:
+    first = await read_until(url, "POST", "/api/chat/stream", 2, json={"message": POEM, "mode": "chat"})
+    run_id = first[0][2]["run_id"]
+    path = f"/api/runs/{run_id}/stream"
+    whole = asyncio.create_task(read_until(url, "GET", path))
+    ks = range(first[-1][0] + 1)
+    followers = [asyncio.create_task(read_until(url, "GET", path, headers={"Last-Event-ID": str(k)})) for k in ks]
+    await asyncio.sleep(0.2)
+    assert not app.state.services.runner.live[run_id].finished  # they joined while the model was still writing
+    suffixes = await asyncio.gather(*followers)
+    original = await whole
+    assert original[-1][1] == "done" and original[: len(first)] == first
+    for k, suffix in enumerate(suffixes):
+        assert suffix == original[k:], k

@@ -29,9 +29,9 @@ test("@ opens a keyboard-navigable document list; the pick becomes a chip and ta
 
   await page.keyboard.type("what is the notice period?");
   await page.keyboard.press("Enter");
-  const answer = chat.lastAnswer();
+  const answer = await chat.waitForAnswerDone();
+  await answer.showSteps();
   await expect(answer.step("retriever")).toContainText("Searching employee-handbook");
-  await chat.waitForAnswerDone();
   await expect(answer.text).toContainText("notice period");
   await answer.sourcesButton.click();
   const docs = await answer.sourceCards.locator(".source-doc").allTextContents();
@@ -57,5 +57,6 @@ test("Esc closes the list; an unknown mention is flagged before sending", async 
   // Sending anyway: the backend says so in the status timeline.
   await chat.ask("@nosuchdoc what is the notice period?");
   const answer = await chat.waitForAnswerDone();
+  await answer.showSteps();
   await expect(answer.steps.filter({ hasText: /no document/i })).toBeVisible();
 });

@@ -1,4 +1,8 @@
-import { backendUrl, expect, test } from "./fixtures";
+import { MID_STREAM, backendUrl, expect, test } from "./fixtures";
+
+/** About 44 tokens from the fake model (some 2 s at 20 tokens/s): a short answer can end before Stop lands. */
+const LONG_ANSWER =
+  "Tell me about laptops, passwords, hotel limits, meal allowances, expense reports, notice periods and Zephyr-9 servicing costs.";
 
 test("Stop cancels the run on the server; the partial answer stays in the thread, marked as stopped", async ({
   chat,
@@ -6,9 +10,9 @@ test("Stop cancels the run on the server; the partial answer stays in the thread
   request,
 }) => {
   await chat.goto();
-  await chat.ask("What does the IT security policy say about passwords and laptops?");
+  await chat.ask(LONG_ANSWER);
   const answer = chat.lastAnswer();
-  await expect.poll(() => answer.textLength()).toBeGreaterThan(15);
+  await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(15);
   await chat.stopButton.click();
 
   await expect(answer.root).toHaveAttribute("data-state", "stopped");
@@ -34,9 +38,9 @@ test("Stop cancels the run on the server; the partial answer stays in the thread
 
 test("Esc stops a streaming answer from the keyboard", async ({ chat, page }) => {
   await chat.goto();
-  await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
+  await chat.ask(LONG_ANSWER);
   const answer = chat.lastAnswer();
-  await expect.poll(() => answer.textLength()).toBeGreaterThan(5);
+  await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(5);
   await page.keyboard.press("Escape");
   await expect(answer.root).toHaveAttribute("data-state", "stopped");
   // The composer works again right away.

@@ -39,8 +39,9 @@ export class ChatPage {
     this.viewerPassage = this.viewer.locator("mark.passage");
   }
 
-  async goto(threadId?: string): Promise<void> {
-    await this.page.goto(threadId ? `/?thread=${encodeURIComponent(threadId)}` : "/");
+  /** Open the chat (a thread of it); `base` is another stack's frontend URL than the shared one. */
+  async goto(threadId?: string, base = ""): Promise<void> {
+    await this.page.goto(`${base}${threadId ? `/?thread=${encodeURIComponent(threadId)}` : "/"}`);
     await expect(this.composer).toBeVisible();
   }
 
@@ -117,6 +118,10 @@ export class AnswerView {
   readonly text: Locator;
   readonly steps: Locator;
   readonly statusLine: Locator;
+  /** The one line saying what a running turn is doing now. */
+  readonly liveLine: Locator;
+  /** An ended turn's summary ("3 passages from 2 documents · 6.2 s"): a button that shows and hides its steps. */
+  readonly summary: Locator;
   readonly citations: Locator;
   readonly sourcesButton: Locator;
   readonly sourcesPanel: Locator;
@@ -133,6 +138,8 @@ export class AnswerView {
     this.text = root.locator(".answer .markdown");
     this.steps = root.locator(".steps .step");
     this.statusLine = root.locator(".status-line");
+    this.liveLine = root.locator(".status[data-running] .status-current");
+    this.summary = root.locator(".status-toggle");
     this.citations = root.locator("button.cite-marker");
     this.sourcesButton = root.getByRole("button", { name: /Sources \(\d+\)|Hide sources/ });
     this.sourcesPanel = root.getByRole("region", { name: "Sources" });
@@ -145,7 +152,13 @@ export class AnswerView {
     this.unsupported = root.locator(".answer .unsupported");
   }
 
-  /** The timeline step of one graph node: router, rewriter, retriever, generator, memory. */
+  /** Expand an ended turn's summary into its timeline of steps. */
+  async showSteps(): Promise<void> {
+    if ((await this.summary.getAttribute("aria-expanded")) !== "true") await this.summary.click();
+    await expect(this.summary).toHaveAttribute("aria-expanded", "true");
+  }
+
+  /** The timeline step of one graph node (router, rewriter, retriever, generator, memory), once shown. */
   step(node: string): Locator {
     return this.steps.and(this.root.locator(`[data-node="${node}"]`)).last();
   }
