@@ -107,6 +107,12 @@ def serve(settings: Settings) -> None:
     """Run the API with uvicorn on the configured host and port."""
     import uvicorn
 
+    if settings.exposed_without_auth:
+        sys.exit(
+            f"error: RAG_HOST={settings.host} lets other machines in, and RAG_AUTH=off lets anyone who reaches it read "
+            "and delete every thread and document. Set RAG_AUTH=local (accounts), listen on 127.0.0.1, or set "
+            "RAG_AUTH_FORCE_OFF=true if something in front of Ragline already decides who may reach it."
+        )
     print(f"Ragline API on http://{settings.host}:{settings.port}  (backend: {settings.llm_backend})", flush=True)
     uvicorn.run("backend.main:create_app", factory=True, host=settings.host, port=settings.port)
 

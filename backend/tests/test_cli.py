@@ -79,3 +79,32 @@ def test_prepare_on_an_openai_server_with_its_embedding_model_fetches_nothing(mo
     monkeypatch.setattr(cli, "ensure_onnx_files", lambda *a: pytest.fail("the offline MiniLM was fetched"))
     main(["prepare"])
     assert capsys.readouterr().out == "chat model: qwen on http://127.0.0.1:8080/v1 (not fetched: the server runs it)\n"
+
+
+def test_serve_with_auth_off_on_a_non_loopback_host_is_refused_before_listening(monkeypatch):
+    served: list[str] = []
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: served.append(k["host"]))
+    monkeypatch.setenv("RAG_HOST", "0.0.0.0")
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve"])
+    assert "RAG_AUTH=local" in str(exit_.value.code) and "RAG_AUTH_FORCE_OFF" in str(exit_.value.code)
+    assert served == []
+
+
+@pytest.mark.parametrize(
+    ("env", "host"),
+    [
+        ({}, "127.0.0.1"),  # the default: unchanged behaviour of ./scripts/start
+        ({"RAG_HOST": "localhost"}, "localhost"),
+        ({"RAG_HOST": "::1"}, "::1"),
+        ({"RAG_HOST": "0.0.0.0", "RAG_AUTH_FORCE_OFF": "true"}, "0.0.0.0"),
+        ({"RAG_HOST": "0.0.0.0", "RAG_AUTH": "local"}, "0.0.0.0"),
+    ],
+)
+def test_serve_listens_on_loopback_or_when_auth_is_on_or_forced_off(monkeypatch, env, host):
+    served: list[str] = []
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: served.append(k["host"]))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    main(["serve"])
+    assert served == [host]
