@@ -11,6 +11,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
+from backend.cli import create_admin
 from backend.main import create_app
 from backend.tests.api.auth_helpers import PASSWORD, Person, chat, client_of, sign_in
 from backend.tests.conftest import fake_settings
@@ -132,12 +133,15 @@ async def test_another_users_threads_runs_and_keys_are_404s_like_missing_ones(ap
         await asyncio.sleep(0)
 
 
-async def test_threads_from_before_accounts_belong_to_the_first_admin_only(tmp_path):
+@pytest.mark.parametrize("admin_from", ["setup", "cli"])
+async def test_threads_from_before_accounts_belong_to_the_first_admin_only(tmp_path, monkeypatch, admin_from):
     data = tmp_path / "data"
     before = create_app(fake_settings(data))  # RAG_AUTH=off: the one local person
     async with LifespanManager(before), client_of(before) as c:
         old = parse_sse(await c.post("/api/chat/stream", json={"message": SECRET_QUESTION, "mode": "chat"}))
         thread_id = old[0][1]["thread_id"]
+    if admin_from == "cli":  # the admin exists before the server starts with accounts: setup will be refused
+        await asyncio.to_thread(create_admin, fake_settings(data), "ann@team.org", "Ann", PASSWORD)
     after = create_app(fake_settings(data, auth="local"))
     async with LifespanManager(after), client_of(after) as ann_client, client_of(after) as bob_client:
         ann, bob = await _people(after, ann_client, bob_client)
