@@ -9,6 +9,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
+from backend.api import openapi
 from backend.contract.auth import CSRF_HEADER, SESSION_COOKIE
 from backend.main import create_app
 from backend.tests.api.auth_helpers import PASSWORD, chat, client_of, sign_in
@@ -185,3 +186,7 @@ async def test_every_route_but_the_public_ones_is_401_without_credentials(app, a
             assert response.headers.get("www-authenticate") == "Bearer", (method, path)
         for method, path in PUBLIC:  # and the public ones are public
             assert (await c.request(method.upper(), path, json={})).status_code != 401
+    assert openapi.PUBLIC == PUBLIC  # the schema documents the same public routes
+    documented = app.openapi()["paths"]
+    assert all("security" in documented[path][method] for method, path in operations)
+    assert all("401" in documented[path][method]["responses"] for method, path in operations)
