@@ -190,3 +190,19 @@ async def test_every_route_but_the_public_ones_is_401_without_credentials(app, a
     documented = app.openapi()["paths"]
     assert all("security" in documented[path][method] for method, path in operations)
     assert all("401" in documented[path][method]["responses"] for method, path in operations)
+
+
+async def test_a_session_and_a_key_survive_a_restart(tmp_path):
+    settings = fake_settings(tmp_path / "data", auth="local")
+    first = create_app(settings)
+    async with LifespanManager(first), client_of(first) as c:
+        await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
+        ann = await sign_in(c, "ann@team.org")
+        key = (await c.post("/api/keys", json={"name": "k"}, headers=ann.headers())).json()["key"]
+        cookie = c.cookies[SESSION_COOKIE]
+    second = create_app(settings)
+    async with LifespanManager(second), client_of(second) as c:
+        assert (await c.get("/api/me", headers={"Authorization": f"Bearer {key}"})).status_code == 200
+        c.cookies.set(SESSION_COOKIE, cookie)
+        status = (await c.get("/api/auth/status")).json()
+        assert status["user"]["email"] == "ann@team.org" and status["csrf_token"] == ann.csrf
