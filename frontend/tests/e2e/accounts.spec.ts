@@ -60,6 +60,10 @@ test("first visit sets up the admin, who chats; another browser signs in and see
   const bobChat = new ChatPage(otherPage);
   await expect(bobChat.composer).toBeVisible();
   await expect(bobChat.sidebar.locator(".thread")).toHaveCount(0); // Ann's thread is not Bob's
+  await bobChat.sidebar.getByRole("button", { name: "Sign out" }).click();
+  await signIn.expectOpen("sign-in");
+  await otherPage.goto("/");
+  await signIn.expectOpen("sign-in"); // the session is over: the chat sends Bob back
   await adminContext.close();
   await otherContext.close();
 });
