@@ -1,9 +1,12 @@
-"""Command line: `python -m backend.cli prepare | ingest PATH... | serve | contract [--out DIR]`, used by scripts/start,
-scripts/ingest and scripts/gen-contract."""
+"""Command line: `python -m backend.cli prepare | ingest PATH... | serve | contract [--out DIR] | users create-admin`,
+used by scripts/start, scripts/ingest and scripts/gen-contract."""
 
 import argparse
+import asyncio
+import getpass
 import json
 import logging
+import re
 import shutil
 import sys
 import tempfile
@@ -107,8 +110,56 @@ def serve(settings: Settings) -> None:
     """Run the API with uvicorn on the configured host and port."""
     import uvicorn
 
+    if settings.exposed_without_auth:
+        sys.exit(
+            f"error: RAG_HOST={settings.host} lets other machines in, and RAG_AUTH=off lets anyone who reaches it read "
+            "and delete every thread and document. Set RAG_AUTH=local (accounts), listen on 127.0.0.1, or set "
+            "RAG_AUTH_FORCE_OFF=true if something in front of Ragline already decides who may reach it."
+        )
     print(f"Ragline API on http://{settings.host}:{settings.port}  (backend: {settings.llm_backend})", flush=True)
     uvicorn.run("backend.main:create_app", factory=True, host=settings.host, port=settings.port)
+
+
+def read_password(from_stdin: bool) -> str:
+    """A new password: one line of stdin, or typed twice at a prompt."""
+    from backend.accounts.passwords import MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS
+
+    if from_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass("Password: ")
+        if getpass.getpass("Again: ") != password:
+            sys.exit("error: the two passwords differ")
+    if not MIN_PASSWORD_CHARS <= len(password) <= MAX_PASSWORD_CHARS:
+        sys.exit(f"error: the password needs {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters")
+    return password
+
+
+def create_admin(settings: Settings, email: str, name: str, password: str) -> None:
+    """Add an admin account to RAG_DATA_DIR's accounts (the server gives it the threads made without accounts)."""
+    from backend.accounts.limiter import LoginLimiter
+    from backend.accounts.service import Accounts
+    from backend.accounts.sqlite import SqliteAccountStore
+    from backend.accounts.store import EmailTaken
+    from backend.contract.auth import EMAIL_PATTERN
+    from backend.store.sqlite import SqliteDatabase
+
+    if not re.fullmatch(EMAIL_PATTERN, email.strip()):
+        sys.exit(f"error: {email!r} is not an e-mail address")
+
+    async def run() -> None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        async with SqliteDatabase.open(settings.accounts_path) as db:
+            store = SqliteAccountStore(db)
+            await store.setup()
+            accounts = Accounts(store, settings.session_hours, LoginLimiter(1, 1))
+            user = await accounts.create_user(email.strip(), name.strip(), password, "admin")
+            print(f"admin {user.email} created ({user.id}); sign in with RAG_AUTH=local")
+
+    try:
+        asyncio.run(run())
+    except EmailTaken:
+        sys.exit(f"error: an account with the e-mail {email!r} exists already")
 
 
 def contract(out: Path) -> None:
@@ -162,6 +213,11 @@ def main(argv: list[str] | None = None) -> None:
     c = sub.add_parser("contract", help="write openapi.json and contract.gen.ts for the UI")
     ui_lib = Path(__file__).resolve().parents[1] / "frontend" / "lib"  # the checkout's, from any working directory
     c.add_argument("--out", type=Path, default=ui_lib, help="output folder (default frontend/lib)")
+    u = sub.add_parser("users", help="manage accounts (RAG_AUTH=local)").add_subparsers(dest="action", required=True)
+    a = u.add_parser("create-admin", help="add an admin account")
+    a.add_argument("--email", required=True)
+    a.add_argument("--name", default="", help="name shown in the UI (default: the e-mail's name)")
+    a.add_argument("--password-stdin", action="store_true", help="read the password from stdin, not a prompt")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.command == "contract":
@@ -174,6 +230,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.command == "prepare":
             prepare(settings, args.model)
+        elif args.command == "users":
+            create_admin(settings, args.email, args.name, read_password(args.password_stdin))
         elif args.command == "ingest":
             sys.exit(1 if ingest(settings, args.paths, args.if_empty) else 0)
         else:

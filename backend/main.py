@@ -6,12 +6,16 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from backend.api import chat, documents, errors, health, openai, runs, search, threads
+from backend.accounts.limiter import LoginLimiter
+from backend.accounts.service import Accounts
+from backend.accounts.sqlite import SqliteAccountStore
+from backend.api import auth, chat, documents, errors, health, keys, openai, runs, search, threads, users
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
+from backend.api.security import authenticated
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
 from backend.graph.history import cache_layout
@@ -47,6 +51,15 @@ async def prune_run_logs(runner: TurnRunner, hours: float) -> None:
         await asyncio.sleep(PRUNE_EVERY_SECONDS)
 
 
+async def open_accounts(settings: Settings, db: SqliteDatabase) -> Accounts:
+    """The accounts service on its SQLite file (opened with auth off too, so an admin can be made beforehand)."""
+    store = SqliteAccountStore(db)
+    await store.setup()
+    if settings.auth == "local" and settings.api_key_list:
+        log.warning("RAG_API_KEYS is not used with RAG_AUTH=local: /v1 takes personal API keys (POST /api/keys)")
+    return Accounts(store, settings.session_hours, LoginLimiter(settings.login_attempts, settings.login_window_seconds))
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Open everything the server needs, hand it to the routes, close it on shutdown."""
@@ -57,7 +70,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         open_models(settings, layout) as models,
         SqliteDatabase.open(settings.checkpoint_path) as db,
         RunLog.open(settings.runs_path) as runlog,
+        SqliteDatabase.open(settings.accounts_path) as accounts_db,
     ):
+        accounts = await open_accounts(settings, accounts_db)
         conversations = ConversationStore(db)
         await conversations.setup()
         checkpointer = await db.call(lambda: SqliteCheckpointer(db, record_turn, delete_thread_rows))
@@ -82,7 +97,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             summaries = SummaryScheduler(graph, deps, models)
             runner = TurnRunner(graph, deps, checkpointer, summaries, models, runlog)
             await runner.recover()  # runs a dead server left `running` are `interrupted` before anyone asks
-            app.state.services = Services(graph, deps, conversations, checkpointer, models, knowledge, runner)
+            app.state.services = Services(graph, deps, conversations, checkpointer, models, knowledge, runner, accounts)
+            if settings.auth == "local" and (admin := await accounts.store.first_admin()):
+                await auth.adopt_local_threads(app.state.services, admin)  # made before accounts, or by the CLI
             log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
             priming = asyncio.create_task(prime_slots(models, system_prompt(settings.prompt_style)))
             pruning = asyncio.create_task(prune_run_logs(runner, settings.run_log_hours), name="prune-runs")
@@ -110,7 +127,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             expose_headers=[openai.THREAD_HEADER],
         )
     errors.install(app)
-    for module in (chat, runs, threads, documents, search, health, openai):
+    for module in (health, auth):  # public: the rest needs a signed-in user when RAG_AUTH=local
         app.include_router(module.router)
+    for module in (chat, runs, threads, documents, search, users, keys, openai):
+        app.include_router(module.router, dependencies=[Depends(authenticated)])
     install_openapi(app)
     return app

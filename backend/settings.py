@@ -1,5 +1,6 @@
 """One Settings class for the whole server; every field is read from a RAG_* environment variable."""
 
+import ipaddress
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +31,16 @@ def openai_url(url: str) -> str:
 def public_url(url: str) -> str:
     """A URL without its user:password@ part, fit for logs, error messages and /api/health."""
     return re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", r"\1", url, flags=re.IGNORECASE)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether an address to listen on is reachable from this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
 
 
 def gguf_problem(path: Path) -> str | None:
@@ -259,6 +270,17 @@ class Settings(BaseSettings):
         24.0, gt=0, description="Hours a finished run's event log is kept for replay (GET /api/runs/{id}/stream)."
     )
 
+    # accounts
+    auth: Literal["off", "local"] = Field(
+        "off",
+        description="off: one person on this machine, no sign-in (refused on a non-loopback RAG_HOST unless "
+        "RAG_AUTH_FORCE_OFF); local: accounts with passwords, sessions and personal API keys.",
+    )
+    auth_force_off: bool = Field(False, description="Serve with RAG_AUTH=off on a non-loopback RAG_HOST anyway.")
+    session_hours: float = Field(24.0 * 14, gt=0, description="Hours a sign-in session lasts without use.")
+    login_attempts: int = Field(5, ge=1, description="Failed sign-ins per address and e-mail before a pause.")
+    login_window_seconds: float = Field(900.0, gt=0, description="Window the failed sign-ins are counted over.")
+
     # OpenAI-compatible API (/v1)
     api_keys: SecretStr = Field(
         SecretStr(""), description="Comma-separated keys /v1 accepts as `Authorization: Bearer`; empty: no key needed."
@@ -302,6 +324,16 @@ class Settings(BaseSettings):
     def api_key_list(self) -> list[str]:
         """The keys /v1 accepts; none means /v1 needs no key."""
         return [k.strip() for k in self.api_keys.get_secret_value().split(",") if k.strip()]
+
+    @property
+    def exposed_without_auth(self) -> bool:
+        """Whether the server would listen beyond this machine with nobody signing in (and that is not forced)."""
+        return self.auth == "off" and not self.auth_force_off and not is_loopback(self.host)
+
+    @property
+    def accounts_path(self) -> Path:
+        """SQLite file holding users, their sessions and their API keys."""
+        return self.data_dir / "accounts.sqlite"
 
     @property
     def checkpoint_path(self) -> Path:

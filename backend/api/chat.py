@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import uuid
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, HTTPException
@@ -9,6 +10,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
+from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
 from backend.runs.live import LiveRun
@@ -30,6 +32,19 @@ def _check_length(body: ChatRequest, services: Services) -> None:
         raise HTTPException(422, "message is empty: send a question of at least one non-blank character")
     if len(body.message) > limit:
         raise HTTPException(413, f"message is {len(body.message)} characters; the limit is {limit}")
+
+
+async def own_thread(body: ChatRequest, services: Services, principal: Principal) -> str | None:
+    """The thread the turn runs on, now owned by the asker: a new one, or theirs; another's is a 404.
+
+    With RAG_AUTH=off nothing is claimed: the one local person's turns run as they did before accounts.
+    """
+    if principal.user is None:
+        return body.thread_id
+    thread_id = body.thread_id or str(uuid.uuid4())
+    if not await services.conversations.claim(thread_id, principal.owner):
+        raise HTTPException(404, f"thread {thread_id!r} does not exist; GET /api/threads lists the threads")
+    return thread_id
 
 
 def sse_frames(services: Services, run_id: str, after: int, on_leave: LiveRun | None = None) -> AsyncIterator:
@@ -64,16 +79,17 @@ def event_stream(frames: AsyncIterator, services: Services) -> EventSourceRespon
     "/chat/stream",
     summary="Start a run for one chat turn and stream its events",
     response_class=EventSourceResponse,
-    responses={**STREAM_RESPONSE, **responses(413, 422)},
+    responses={**STREAM_RESPONSE, **responses(404, 413, 422)},
 )
-async def chat_stream(body: ChatRequest, services: ServicesDep) -> EventSourceResponse:
+async def chat_stream(body: ChatRequest, services: ServicesDep, principal: PrincipalDep) -> EventSourceResponse:
     """metadata, status…, token…, sources?, then done | error | stopped; each event's `id:` is its number in the run.
 
     The run goes on when the client leaves (follow it again with GET /api/runs/{run_id}/stream), unless the request
     says `on_disconnect: "cancel"`.
     """
     _check_length(body, services)
-    run = await services.runner.start(body.message, body.mode, body.thread_id, body.use_memory, body.guardrail)
+    thread_id = await own_thread(body, services, principal)
+    run = await services.runner.start(body.message, body.mode, thread_id, body.use_memory, body.guardrail)
     on_leave = run if body.on_disconnect == "cancel" else None
     return event_stream(sse_frames(services, run.run_id, 0, on_leave), services)
 
@@ -82,15 +98,16 @@ async def chat_stream(body: ChatRequest, services: ServicesDep) -> EventSourceRe
     "/chat",
     response_model=ChatResponse,
     summary="Run one chat turn and return the whole answer",
-    responses=responses(413, 422, 502, 503),
+    responses=responses(404, 413, 422, 502, 503),
 )
-async def chat(body: ChatRequest, services: ServicesDep) -> ChatResponse:
+async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep) -> ChatResponse:
     """The same turn as the stream, collected into one JSON body (with its triage and validation)."""
     _check_length(body, services)
     sources: list = []
     done: DoneEvent | None = None
     runner = services.runner
-    turn = runner.events(body.message, body.mode, body.thread_id, body.use_memory, body.on_disconnect, body.guardrail)
+    thread_id = await own_thread(body, services, principal)
+    turn = runner.events(body.message, body.mode, thread_id, body.use_memory, body.on_disconnect, body.guardrail)
     async for event in turn:  # consumed to the end, so the summary update is scheduled
         if isinstance(event, ErrorEvent):
             raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)

@@ -6,6 +6,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from langgraph.graph.state import CompiledStateGraph
 
+from backend.accounts.service import Accounts
 from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
 from backend.memory.conversations import ConversationStore
@@ -25,6 +26,7 @@ class Services:
     models: Models
     knowledge: KnowledgeBase
     runner: TurnRunner
+    accounts: Accounts
 
 
 def get_services(request: Request) -> Services:

@@ -16,11 +16,14 @@ from backend.contract.api import ErrorBody
 from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIRequestError
 
 DESCRIPTIONS = {
+    401: "Not signed in, or the session or API key is not valid (RAG_AUTH=local).",
+    403: "Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route.",
     404: "No such object (or not yours).",
     409: "Conflicts with work in progress on the same object.",
     413: "Too large; the message says which limit.",
     415: "Unsupported file type.",
     422: "The request is malformed or a value is not allowed; the message says which and why.",
+    429: "Too many attempts; the Retry-After header says how many seconds to wait.",
     502: "The model server reported an error.",
     503: "The model server could not be reached.",
 }

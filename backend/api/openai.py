@@ -23,6 +23,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import openai_error
+from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
 from backend.completions import Conversation, ThreadChoice, TurnWriter, conversation_key, read_conversation
 from backend.contract.events import DoneEvent
@@ -69,9 +70,12 @@ def _digest(value: str) -> bytes:
 
 
 def require_api_key(request: Request) -> None:
-    """When RAG_API_KEYS is set, the request must carry one of them as a bearer token (compared in constant time)."""
+    """When RAG_API_KEYS is set, the request must carry one of them as a bearer token (compared in constant time).
+
+    With RAG_AUTH=local, personal API keys (or a session) authenticate /v1 as every route, and RAG_API_KEYS is unused.
+    """
     keys = request.app.state.settings.api_key_list
-    if not keys:
+    if not keys or request.app.state.settings.auth != "off":
         return
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     given = _digest(token.strip())
@@ -140,7 +144,7 @@ def _named_threads(request: Request, body: ChatCompletionRequest, header: str | 
 
 
 async def choose_thread(
-    named: list[tuple[ThreadFrom, str]], conversation: Conversation, services: Services
+    named: list[tuple[ThreadFrom, str]], conversation: Conversation, services: Services, principal: Principal
 ) -> ThreadChoice:
     """The named thread, else the thread the earlier messages are the conversation of, else a new one.
 
@@ -148,13 +152,14 @@ async def choose_thread(
     sends its title and tag prompts that way, with the chat's id.
     """
     for source, thread_id in named:
-        exists = await services.conversations.thread(thread_id) is not None
+        exists = await services.conversations.thread(thread_id, principal.owner) is not None
         if source == "chat_id_header" and exists and not conversation.earlier:
             continue
         return ThreadChoice(thread_id, source, unmatched_history=bool(conversation.earlier) and not exists)
     if conversation.earlier:
         found = await services.conversations.thread_for_key(conversation_key(conversation.earlier))
-        if found:
+        owners = (principal.owner, None)  # with accounts, another user's conversation does not continue
+        if found and (principal.user is None or await services.conversations.owner_of(found) in owners):
             return ThreadChoice(found, "history", unmatched_history=False)
     return ThreadChoice(str(uuid.uuid4()), "new", unmatched_history=bool(conversation.earlier))
 
@@ -169,6 +174,7 @@ async def chat_completions(
     body: ChatCompletionRequest,
     request: Request,
     services: ServicesDep,
+    principal: PrincipalDep,
     x_ragline_thread_id: Annotated[
         str | None, Header(pattern=THREAD_ID_PATTERN, description="Continue (or start) this Ragline thread.")
     ] = None,
@@ -177,7 +183,10 @@ async def chat_completions(
     settings = services.deps.settings
     conversation = read_conversation(body, settings.max_message_chars)
     mode, question = await turn_for_model(body.model, conversation.question, services)
-    thread = await choose_thread(_named_threads(request, body, x_ragline_thread_id), conversation, services)
+    named = _named_threads(request, body, x_ragline_thread_id)
+    thread = await choose_thread(named, conversation, services, principal)
+    if principal.user is not None and not await services.conversations.claim(thread.thread_id, principal.owner):
+        raise OpenAIRequestError(404, f"The thread {thread.thread_id!r} does not exist", "thread_id", "not_found")
     base_url = str(request.base_url).rstrip("/")
     writer = TurnWriter(body.model, int(time.time()), thread, conversation, base_url)
     headers = {THREAD_HEADER: thread.thread_id}

@@ -44,7 +44,39 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
             unprocessable["content"] = {"application/json": {"schema": error_ref}}
     for name in FASTAPI_422:
         components.pop(name, None)
+    if app.state.settings.auth == "local":
+        document_sign_in(schema)
     return schema
+
+
+PUBLIC = {("get", "/api/health"), ("get", "/api/auth/status"), ("post", "/api/auth/setup"), ("post", "/api/auth/login")}
+
+
+def document_sign_in(schema: dict[str, Any]) -> None:
+    """RAG_AUTH=local: every operation but the public ones needs a session cookie (with the CSRF header on writes)
+    or a personal API key, and says so with its 401 (and 403) responses."""
+    schemes = schema["components"].setdefault("securitySchemes", {})
+    schemes["apiKey"] = {"type": "http", "scheme": "bearer", "description": "A personal API key (POST /api/keys)."}
+    schemes["session"] = {"type": "apiKey", "in": "cookie", "name": "ragline_session"}
+    error_ref = {"$ref": REF.format(model="ErrorBody")}
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if (method, path) in PUBLIC:
+                continue
+            operation["security"] = [{"apiKey": []}, {"session": []}]
+            answers = operation.setdefault("responses", {})
+            if not path.startswith("/v1/"):
+                answers.setdefault(
+                    "401", {"description": "Not signed in.", "content": {"application/json": {"schema": error_ref}}}
+                )
+                if method != "get":
+                    answers.setdefault(
+                        "403",
+                        {
+                            "description": "No CSRF header with the cookie.",
+                            "content": {"application/json": {"schema": error_ref}},
+                        },
+                    )
 
 
 def stream_event_schema() -> dict[str, Any]:

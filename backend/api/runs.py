@@ -8,6 +8,7 @@ from sse_starlette import EventSourceResponse
 from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
+from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import RunInfo
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
@@ -16,8 +17,11 @@ LAST_EVENT_HELP = "The number of the last event the client has seen (the SSE `id
 AFTER_HELP = "Send the events numbered above this; wins over the Last-Event-ID header."
 
 
-async def _existing(services: Services, run_id: str) -> dict:
+async def _existing(services: Services, run_id: str, principal: Principal) -> dict:
     info = await services.runner.info(run_id)
+    theirs = info is not None and principal.user is not None  # with accounts, a run is its thread owner's only
+    if theirs and await services.conversations.owner_of(info["thread_id"]) != principal.owner:
+        info = None
     if info is None:
         hours = services.deps.settings.run_log_hours
         raise HTTPException(
@@ -33,9 +37,9 @@ def _after(last_event_id: str, after: int | None) -> int:
 
 
 @router.get("/{run_id}", response_model=RunInfo, responses=responses(404))
-async def get_run(run_id: str, services: ServicesDep) -> dict:
+async def get_run(run_id: str, services: ServicesDep, principal: PrincipalDep) -> dict:
     """A run's thread, question, status and latest event number."""
-    return await _existing(services, run_id)
+    return await _existing(services, run_id, principal)
 
 
 @router.get(
@@ -47,6 +51,7 @@ async def get_run(run_id: str, services: ServicesDep) -> dict:
 async def follow_run(
     run_id: str,
     services: ServicesDep,
+    principal: PrincipalDep,
     after: Annotated[
         int | None, Query(ge=0, description="Send the events numbered above this; wins over the header.")
     ] = None,
@@ -54,16 +59,16 @@ async def follow_run(
 ) -> EventSourceResponse:
     """The events a client missed (after `Last-Event-ID` or `?after=`), then the new ones; a finished run closes."""
     start = _after(last_event_id, after)
-    await _existing(services, run_id)
+    await _existing(services, run_id, principal)
     return event_stream(sse_frames(services, run_id, start), services)
 
 
 @router.post("/{run_id}/cancel", response_model=RunInfo, responses=responses(404, 409))
-async def cancel_run(run_id: str, services: ServicesDep) -> dict:
+async def cancel_run(run_id: str, services: ServicesDep, principal: PrincipalDep) -> dict:
     """Stop a run: the model request is cancelled, the partial answer stays in the thread marked `stopped`."""
-    info = await _existing(services, run_id)
+    info = await _existing(services, run_id, principal)
     run = services.runner.live.get(run_id)
     if run is None or run.finished:
         raise HTTPException(409, f"run {run_id!r} has already finished ({info['status']}); there is nothing to stop")
     await services.runner.cancel(run)
-    return await _existing(services, run_id)
+    return await _existing(services, run_id, principal)

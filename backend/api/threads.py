@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
+from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
 from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
 from backend.contract.text import title_from
@@ -15,29 +16,35 @@ from backend.memory.export import thread_markdown
 router = APIRouter(prefix="/api/threads", tags=["threads"])
 
 
-async def _existing(services: Services, thread_id: str) -> dict:
-    row = await services.conversations.thread(thread_id)
+def _missing(thread_id: str) -> HTTPException:
+    return HTTPException(404, f"thread {thread_id!r} does not exist; GET /api/threads lists the threads")
+
+
+async def _existing(services: Services, thread_id: str, principal: Principal) -> dict:
+    row = await services.conversations.thread(thread_id, principal.owner)
     if row is None:
-        raise HTTPException(404, f"thread {thread_id!r} does not exist; GET /api/threads lists the threads")
+        raise _missing(thread_id)
     return row
 
 
 @router.get("", response_model=list[ThreadSummary])
-async def list_threads(services: ServicesDep) -> list[dict]:
-    """Threads, most recently updated first."""
-    return await services.conversations.threads()
+async def list_threads(services: ServicesDep, principal: PrincipalDep) -> list[dict]:
+    """Your threads, most recently updated first."""
+    return await services.conversations.threads(principal.owner)
 
 
 @router.get("/{thread_id}", response_model=ThreadDetail, responses=responses(404))
-async def get_thread(thread_id: str, services: ServicesDep) -> ThreadDetail:
+async def get_thread(thread_id: str, services: ServicesDep, principal: PrincipalDep) -> ThreadDetail:
     """A thread's turns (completed, stopped or interrupted), answers with their sources, triage and validation,
     and the run answering on it now, if any (a new thread's first run shows before any turn is stored)."""
+    if principal.user is not None and await services.conversations.owner_of(thread_id) != principal.owner:
+        raise _missing(thread_id)  # with accounts, a new thread's first run shows to its owner only
     run = services.runner.active(thread_id)
     active = await services.runner.info(run.run_id) if run else None
-    row = await services.conversations.thread(thread_id)
+    row = await services.conversations.thread(thread_id, principal.owner)
     if row is None and run is not None:
         return ThreadDetail(thread_id=thread_id, title=title_from(run.question), messages=[], active_run=active)
-    row = await _existing(services, thread_id)
+    row = await _existing(services, thread_id, principal)
     turns = await services.conversations.turns(thread_id)
     if run is not None and any(turn["run_id"] == run.run_id for turn in turns):
         active = None  # stored with its final checkpoint, the run is only sending its last events: show it once
@@ -72,10 +79,10 @@ EXPORT_FORMATS = {
 
 @router.get("/{thread_id}/export", response_model=None, responses={**EXPORT_FORMATS, **responses(404, 422)})
 async def export_thread(
-    thread_id: str, services: ServicesDep, format: Literal["json", "markdown"] = "json"
+    thread_id: str, services: ServicesDep, principal: PrincipalDep, format: Literal["json", "markdown"] = "json"
 ) -> JSONResponse | PlainTextResponse:
     """The whole thread with every turn's details, as JSON or Markdown."""
-    row = await _existing(services, thread_id)
+    row = await _existing(services, thread_id, principal)
     turns = await services.conversations.turns(thread_id)
     if format == "markdown":
         return PlainTextResponse(thread_markdown(row, turns), media_type="text/markdown; charset=utf-8")
@@ -83,9 +90,9 @@ async def export_thread(
 
 
 @router.get("/{thread_id}/memory", responses=responses(404))
-async def thread_memory(thread_id: str, services: ServicesDep) -> dict:
+async def thread_memory(thread_id: str, services: ServicesDep, principal: PrincipalDep) -> dict:
     """The thread's memory layers: rolling summary, Q&A index and citation ledger (plus the carried scope)."""
-    await _existing(services, thread_id)
+    await _existing(services, thread_id, principal)
     values = (await services.graph.aget_state({"configurable": {"thread_id": thread_id}})).values
     ledger = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
     return {
@@ -98,17 +105,22 @@ async def thread_memory(thread_id: str, services: ServicesDep) -> dict:
 
 
 @router.patch("/{thread_id}", response_model=ThreadSummary, responses=responses(404, 422))
-async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep) -> dict:
+async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep, principal: PrincipalDep) -> dict:
     """Set a thread's title."""
-    await _existing(services, thread_id)
-    await services.conversations.rename(thread_id, body.title.strip(), now())
-    return await _existing(services, thread_id)
+    await _existing(services, thread_id, principal)
+    await services.conversations.rename(thread_id, body.title.strip(), now(), principal.owner)
+    return await _existing(services, thread_id, principal)
 
 
 @router.delete("/{thread_id}", status_code=204, responses=responses(404, 409))
-async def delete_thread(thread_id: str, services: ServicesDep) -> None:
+async def delete_thread(thread_id: str, services: ServicesDep, principal: PrincipalDep) -> None:
     """Remove a thread, its turns and all its checkpoints, all at once or not at all."""
-    await _existing(services, thread_id)
+    await _existing(services, thread_id, principal)
+    await remove_thread(services, thread_id)
+
+
+async def remove_thread(services: Services, thread_id: str) -> None:
+    """Delete a thread with its checkpoints and saved KV cache; 409 while a question is answered on it."""
     runner = services.runner
     if runner.queue.ahead(thread_id):
         raise HTTPException(409, f"a question is being answered on thread {thread_id!r}; stop it, then delete")

@@ -49,6 +49,11 @@ CREATE TABLE IF NOT EXISTS conversation_keys (
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS conversation_keys_thread ON conversation_keys(thread_id);
+CREATE TABLE IF NOT EXISTS thread_owners (
+    thread_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS thread_owners_owner ON thread_owners(owner);
 """
 _ADDED_COLUMNS = {  # columns added after the first release, with their defaults for older rows
     "run_id": "TEXT NOT NULL DEFAULT ''",
@@ -72,6 +77,7 @@ def create_tables(conn: sqlite3.Connection) -> None:
         if name not in have:
             conn.execute(f"ALTER TABLE turns ADD COLUMN {name} {decl}")
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS turns_run_id ON turns(run_id) WHERE run_id != ''")
+    conn.execute("INSERT OR IGNORE INTO thread_owners (thread_id, owner) SELECT thread_id, owner FROM threads")
 
 
 def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, Any]) -> bool:
@@ -92,12 +98,15 @@ def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, A
         (*(row[c] for c in cols), thread_id),
     ).rowcount
     if inserted:
+        claimed = conn.execute("SELECT owner FROM thread_owners WHERE thread_id = ?", (thread_id,)).fetchone()
+        owner = values.get("owner") or (claimed[0] if claimed else LOCAL_OWNER)
+        conn.execute("INSERT OR IGNORE INTO thread_owners (thread_id, owner) VALUES (?, ?)", (thread_id, owner))
         conn.execute(
             "INSERT INTO threads (thread_id, owner, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(thread_id) DO UPDATE SET updated_at = excluded.updated_at",
             (
                 thread_id,
-                values.get("owner") or LOCAL_OWNER,
+                owner,
                 title_from(record["question"]),
                 *[record["created_at"]] * 2,
             ),
@@ -110,6 +119,7 @@ def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
     conn.execute("DELETE FROM turns WHERE thread_id = ?", (thread_id,))
     conn.execute("DELETE FROM threads WHERE thread_id = ?", (thread_id,))
     conn.execute("DELETE FROM conversation_keys WHERE thread_id = ?", (thread_id,))
+    conn.execute("DELETE FROM thread_owners WHERE thread_id = ?", (thread_id,))
 
 
 def _dicts(cur: sqlite3.Cursor) -> list[dict]:
@@ -172,3 +182,33 @@ class ConversationStore:
             "created_at = excluded.created_at"
         )
         await self._db.write(lambda c: c.executemany(sql, [(k, thread_id, created_at) for k in keys]))
+
+    async def claim(self, thread_id: str, owner: str) -> bool:
+        """Make the owner the thread's owner unless someone is already; True when it is (now) the owner's."""
+
+        def job(conn: sqlite3.Connection) -> bool:
+            conn.execute("INSERT OR IGNORE INTO thread_owners (thread_id, owner) VALUES (?, ?)", (thread_id, owner))
+            row = conn.execute("SELECT owner FROM thread_owners WHERE thread_id = ?", (thread_id,)).fetchone()
+            return row[0] == owner
+
+        return await self._db.write(job)
+
+    async def owner_of(self, thread_id: str) -> str | None:
+        """Who owns the thread (from its first run on), or None when nobody has run a turn on it."""
+        sql = "SELECT owner FROM thread_owners WHERE thread_id = ?"
+        row = await self._db.read(lambda c: c.execute(sql, (thread_id,)).fetchone())
+        return row[0] if row else None
+
+    async def owned(self, owner: str) -> list[str]:
+        """The ids of every thread the owner holds, stored or only claimed by a run."""
+        sql = "SELECT thread_id FROM thread_owners WHERE owner = ?"
+        return [r[0] for r in await self._db.read(lambda c: c.execute(sql, (owner,)).fetchall())]
+
+    async def adopt(self, from_owner: str, to_owner: str) -> int:
+        """Give every thread of one owner to another (the local person's threads to the first admin)."""
+
+        def job(conn: sqlite3.Connection) -> int:
+            conn.execute("UPDATE threads SET owner = ? WHERE owner = ?", (to_owner, from_owner))
+            return conn.execute("UPDATE thread_owners SET owner = ? WHERE owner = ?", (to_owner, from_owner)).rowcount
+
+        return await self._db.write(job)

@@ -79,3 +79,73 @@ def test_prepare_on_an_openai_server_with_its_embedding_model_fetches_nothing(mo
     monkeypatch.setattr(cli, "ensure_onnx_files", lambda *a: pytest.fail("the offline MiniLM was fetched"))
     main(["prepare"])
     assert capsys.readouterr().out == "chat model: qwen on http://127.0.0.1:8080/v1 (not fetched: the server runs it)\n"
+
+
+def test_serve_with_auth_off_on_a_non_loopback_host_is_refused_before_listening(monkeypatch):
+    served: list[str] = []
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: served.append(k["host"]))
+    monkeypatch.setenv("RAG_HOST", "0.0.0.0")
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve"])
+    assert "RAG_AUTH=local" in str(exit_.value.code) and "RAG_AUTH_FORCE_OFF" in str(exit_.value.code)
+    assert served == []
+
+
+@pytest.mark.parametrize(
+    ("env", "host"),
+    [
+        ({}, "127.0.0.1"),  # the default: unchanged behaviour of ./scripts/start
+        ({"RAG_HOST": "localhost"}, "localhost"),
+        ({"RAG_HOST": "::1"}, "::1"),
+        ({"RAG_HOST": "0.0.0.0", "RAG_AUTH_FORCE_OFF": "true"}, "0.0.0.0"),
+        ({"RAG_HOST": "0.0.0.0", "RAG_AUTH": "local"}, "0.0.0.0"),
+    ],
+)
+def test_serve_listens_on_loopback_or_when_auth_is_on_or_forced_off(monkeypatch, env, host):
+    served: list[str] = []
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: served.append(k["host"]))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    main(["serve"])
+    assert served == [host]
+
+
+def test_users_create_admin_adds_an_admin_who_can_sign_in(monkeypatch, tmp_path, capsys):
+    import asyncio
+    import io
+
+    from backend.accounts.limiter import LoginLimiter
+    from backend.accounts.service import Accounts
+    from backend.accounts.sqlite import SqliteAccountStore
+    from backend.store.sqlite import SqliteDatabase
+
+    monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse battery\n"))
+    main(["users", "create-admin", "--email", "ann@team.org", "--password-stdin"])
+    assert "admin ann@team.org created" in capsys.readouterr().out
+
+    async def sign_in():
+        async with SqliteDatabase.open(tmp_path / "data" / "accounts.sqlite") as db:
+            accounts = Accounts(SqliteAccountStore(db), 1, LoginLimiter(5, 60))
+            return await accounts.sign_in("ann@team.org", "correct horse battery", "ip")
+
+    signed = asyncio.run(sign_in())
+    assert signed is not None and signed.user.role == "admin"
+    monkeypatch.setattr("sys.stdin", io.StringIO("another password\n"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["users", "create-admin", "--email", "ANN@team.org", "--password-stdin"])
+    assert "exists already" in str(exit_.value.code)
+
+
+def test_users_create_admin_refuses_a_short_password_or_a_non_email(monkeypatch, tmp_path):
+    import io
+
+    monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["users", "create-admin", "--email", "ann@team.org", "--password-stdin"])
+    assert "8 to 1024 characters" in str(exit_.value.code)
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse battery\n"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["users", "create-admin", "--email", "ann", "--password-stdin"])
+    assert "not an e-mail address" in str(exit_.value.code)

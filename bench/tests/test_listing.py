@@ -5,6 +5,7 @@ def test_every_benchmark_module_is_listed_with_its_docstring_and_helpers_are_not
     found = benchmarks()
     assert set(found) == {
         "answers",
+        "auth",
         "clients",
         "faults",
         "guardrails",

@@ -1,5 +1,10 @@
+import { AuthGate } from "@/components/auth-gate";
 import { ChatApp } from "@/components/chat-app";
 
 export default function ChatPage() {
-  return <ChatApp />;
+  return (
+    <AuthGate>
+      <ChatApp />
+    </AuthGate>
+  );
 }

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { ThreadSummary } from "@/lib/types";
+import { AccountFoot } from "./auth-gate";
 import { PencilIcon, TrashIcon } from "./icons";
 import { ThemeToggle } from "./theme-toggle";
 
@@ -181,6 +182,7 @@ export function ThreadSidebar({
             Documents
           </Link>
           <ThemeToggle />
+          <AccountFoot />
           {footer}
         </div>
       </aside>

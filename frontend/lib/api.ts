@@ -1,9 +1,15 @@
 /** Typed calls to the Ragline REST API, through the same-origin /api proxy. */
+import { csrfHeaders } from "./csrf";
 import { ApiError, errorDetail } from "./sse";
 import type { DocumentRow, DocumentText, Health, RunInfo, ThreadDetail, ThreadSummary, UploadAccepted } from "./types";
 
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(path, { cache: "no-store", ...init });
+  const method = (init?.method ?? "GET").toUpperCase();
+  const headers = {
+    ...(init?.headers as Record<string, string> | undefined),
+    ...(method === "GET" ? {} : csrfHeaders()),
+  };
+  const res = await fetch(path, { cache: "no-store", ...init, headers });
   if (!res.ok) throw new ApiError(await errorDetail(res), res.status);
   return (res.status === 204 ? undefined : await res.json()) as T;
 }
@@ -40,6 +46,7 @@ export function uploadDocuments(files: File[], onProgress: (fraction: number) =>
     for (const file of files) form.append("files", file, file.name);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/api/documents");
+    for (const [name, value] of Object.entries(csrfHeaders())) xhr.setRequestHeader(name, value);
     xhr.responseType = "text";
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(e.loaded / e.total);

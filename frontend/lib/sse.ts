@@ -3,6 +3,7 @@
  * EventSource cannot be used: the response body of `fetch` is parsed frame by frame instead.
  */
 import { SSE_EVENTS } from "./contract.gen";
+import { csrfHeaders } from "./csrf";
 import type { ChatEvent, ChatRequest } from "./types";
 
 export interface SseFrame {
@@ -159,7 +160,7 @@ export async function* streamChat(
 ): AsyncGenerator<NumberedChatEvent> {
   const res = await fetchImpl("/api/chat/stream", {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...csrfHeaders() },
     body: JSON.stringify(request),
     signal,
     cache: "no-store",

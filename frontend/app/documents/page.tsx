@@ -1,8 +1,13 @@
 import type { Metadata } from "next";
+import { AuthGate } from "@/components/auth-gate";
 import { DocumentsView } from "@/components/documents-view";
 
 export const metadata: Metadata = { title: "Documents · Ragline" };
 
 export default function DocumentsPage() {
-  return <DocumentsView />;
+  return (
+    <AuthGate>
+      <DocumentsView />
+    </AuthGate>
+  );
 }

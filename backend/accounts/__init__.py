@@ -1,0 +1,1 @@
+"""Accounts: users, their sign-in sessions and personal API keys, behind the AccountStore interface."""

@@ -1,0 +1,97 @@
+"""Accounts: sign-up, sign-in, sessions and API keys on an AccountStore; what the auth routes and dependency use."""
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from backend.accounts.limiter import LoginLimiter
+from backend.accounts.passwords import Passwords
+from backend.accounts.store import AccountStore, ApiKey, Role, User
+from backend.accounts.tokens import digest, new_api_key, new_secret
+from backend.clock import now
+
+log = logging.getLogger(__name__)
+TOUCH_EVERY = timedelta(seconds=60)  # a session's last use is written at most this often
+
+
+class TooManyAttempts(Exception):
+    """Too many failed sign-ins from this address for this e-mail; retry after `seconds`."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """A new session: its user and the token for the cookie (sent once, stored as a hash)."""
+
+    user: User
+    token: str
+
+
+def _later(delta: timedelta) -> str:
+    return (datetime.now(UTC) + delta).isoformat(timespec="milliseconds")
+
+
+def _earlier(delta: timedelta) -> str:
+    return (datetime.now(UTC) - delta).isoformat(timespec="milliseconds")
+
+
+class Accounts:
+    """Account operations with their rules: hashed passwords, rate-limited sign-in, hashed tokens."""
+
+    def __init__(self, store: AccountStore, session_hours: float, limiter: LoginLimiter) -> None:
+        self.store, self.limiter, self.passwords = store, limiter, Passwords()
+        self.session_life = timedelta(hours=session_hours)
+
+    async def create_user(
+        self, email: str, display_name: str, password: str, role: Role, *, only_if_first: bool = False
+    ) -> User:
+        """A new account (EmailTaken; NotFirstUser when only_if_first and one exists)."""
+        user = User(str(uuid.uuid4()), email, display_name or email.split("@")[0], role, now())
+        return await self.store.create_user(user, await self.passwords.hash(password), only_if_first=only_if_first)
+
+    async def sign_in(self, email: str, password: str, address: str) -> SignedIn | None:
+        """A new session for the right password; None for a wrong password or unknown e-mail (the same cost)."""
+        wait = self.limiter.wait_seconds(address, email)
+        if wait:
+            log.warning("sign-in refused: too many failures for %r from %s", email, address)
+            raise TooManyAttempts(wait)
+        found = await self.store.user_by_email(email)
+        if not await self.passwords.verify(password, found[1] if found else None) or found is None:
+            self.limiter.failed(address, email)
+            log.warning("sign-in failed for %r from %s", email, address)
+            return None
+        self.limiter.succeeded(address, email)
+        token = new_secret()
+        await self.store.create_session(digest(token), found[0].id, now(), _later(self.session_life))
+        log.info("user %s signed in from %s", found[0].id, address)
+        return SignedIn(found[0], token)
+
+    async def session_user(self, token: str) -> User | None:
+        """The user of a live session (its expiry slides forward with use), or None."""
+        token_hash = digest(token)
+        found = await self.store.session_user(token_hash, now())
+        if found is None:
+            return None
+        user, last_seen = found
+        if last_seen < _earlier(TOUCH_EVERY):
+            await self.store.touch_session(token_hash, now(), _later(self.session_life))
+        return user
+
+    async def sign_out(self, token: str) -> None:
+        """End the session."""
+        await self.store.delete_session(digest(token))
+
+    async def key_user(self, key: str) -> User | None:
+        """The owner of a live API key, or None."""
+        return await self.store.key_user(digest(key), now(), _earlier(TOUCH_EVERY))
+
+    async def new_key(self, user: User, name: str) -> tuple[ApiKey, str]:
+        """A new API key for the user: its record and its secret (shown once)."""
+        secret, prefix = new_api_key()
+        key = ApiKey(str(uuid.uuid4()), user.id, name, prefix, now(), None, None)
+        await self.store.create_key(key, digest(secret))
+        return key, secret

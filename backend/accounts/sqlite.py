@@ -1,0 +1,173 @@
+"""SqliteAccountStore: the AccountStore on one SQLite file (accounts.sqlite in RAG_DATA_DIR).
+
+Every method is one job of the database's worker thread: a write's checks and statements commit together, and no
+transaction is ever held across an await.
+"""
+
+import sqlite3
+
+from backend.accounts.store import ApiKey, EmailTaken, NotFirstUser, User
+from backend.store.sqlite import SqliteDatabase
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    display_name TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+    password_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id);
+CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT
+);
+CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys(user_id);
+"""
+USER_COLUMNS = "id, email, display_name, role, created_at"
+KEY_COLUMNS = "id, user_id, name, prefix, created_at, last_used_at, revoked_at"
+
+
+def _user(row: tuple) -> User:
+    return User(*row)
+
+
+class SqliteAccountStore:
+    """Accounts, sessions and API keys in SQLite."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self._db = db
+
+    async def setup(self) -> None:
+        """Create the tables (idempotent)."""
+        await self._db.call(lambda: self._db.conn.executescript(_SCHEMA))
+
+    async def count_users(self) -> int:
+        """How many accounts exist."""
+        return await self._db.read(lambda c: c.execute("SELECT COUNT(*) FROM users").fetchone()[0])
+
+    async def create_user(self, user: User, password_hash: str, *, only_if_first: bool = False) -> User:
+        """Store a new account; EmailTaken, or NotFirstUser when only_if_first and an account exists."""
+
+        def job(conn: sqlite3.Connection) -> None:
+            if only_if_first and conn.execute("SELECT 1 FROM users LIMIT 1").fetchone():
+                raise NotFirstUser
+            try:
+                conn.execute(
+                    f"INSERT INTO users ({USER_COLUMNS}, password_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                    (user.id, user.email, user.display_name, user.role, user.created_at, password_hash),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise EmailTaken(user.email) from exc
+
+        await self._db.write(job)
+        return user
+
+    async def user(self, user_id: str) -> User | None:
+        """An account by id."""
+        row = await self._db.read(
+            lambda c: c.execute(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,)).fetchone()
+        )
+        return _user(row) if row else None
+
+    async def user_by_email(self, email: str) -> tuple[User, str] | None:
+        """An account and its password hash, by e-mail (case-insensitive)."""
+        sql = f"SELECT {USER_COLUMNS}, password_hash FROM users WHERE email = ?"
+        row = await self._db.read(lambda c: c.execute(sql, (email,)).fetchone())
+        return (_user(row[:-1]), row[-1]) if row else None
+
+    async def users(self) -> list[User]:
+        """Every account, oldest first."""
+        sql = f"SELECT {USER_COLUMNS} FROM users ORDER BY created_at, rowid"
+        return [_user(r) for r in await self._db.read(lambda c: c.execute(sql).fetchall())]
+
+    async def first_admin(self) -> User | None:
+        """The oldest admin account."""
+        sql = f"SELECT {USER_COLUMNS} FROM users WHERE role = 'admin' ORDER BY created_at, rowid LIMIT 1"
+        row = await self._db.read(lambda c: c.execute(sql).fetchone())
+        return _user(row) if row else None
+
+    async def delete_user(self, user_id: str) -> bool:
+        """Remove an account with its sessions and keys, in one transaction."""
+
+        def job(conn: sqlite3.Connection) -> bool:
+            conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,))
+            conn.execute("DELETE FROM api_keys WHERE user_id = ?", (user_id,))
+            return conn.execute("DELETE FROM users WHERE id = ?", (user_id,)).rowcount > 0
+
+        return await self._db.write(job)
+
+    async def create_session(self, token_hash: str, user_id: str, created_at: str, expires_at: str) -> None:
+        """Store a new session."""
+        sql = "INSERT INTO sessions (token_hash, user_id, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?)"
+        await self._db.write(lambda c: c.execute(sql, (token_hash, user_id, created_at, expires_at, created_at)))
+
+    async def session_user(self, token_hash: str, at: str) -> tuple[User, str] | None:
+        """The user of a session that has not expired at `at`, and when it was last seen."""
+        cols = ", ".join(f"u.{c.strip()}" for c in USER_COLUMNS.split(","))
+        sql = (
+            f"SELECT {cols}, s.last_seen_at FROM sessions s JOIN users u ON u.id = s.user_id "
+            "WHERE s.token_hash = ? AND s.expires_at > ?"
+        )
+        row = await self._db.read(lambda c: c.execute(sql, (token_hash, at)).fetchone())
+        return (_user(row[:-1]), row[-1]) if row else None
+
+    async def touch_session(self, token_hash: str, last_seen_at: str, expires_at: str) -> None:
+        """Record a session's use and push its expiry back."""
+        sql = "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?"
+        await self._db.write(lambda c: c.execute(sql, (last_seen_at, expires_at, token_hash)))
+
+    async def delete_session(self, token_hash: str) -> None:
+        """End a session."""
+        await self._db.write(lambda c: c.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,)))
+
+    async def create_key(self, key: ApiKey, key_hash: str) -> None:
+        """Store a new API key."""
+        sql = f"INSERT INTO api_keys ({KEY_COLUMNS}, key_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        values = (key.id, key.user_id, key.name, key.prefix, key.created_at, key.last_used_at, key.revoked_at)
+        await self._db.write(lambda c: c.execute(sql, (*values, key_hash)))
+
+    async def keys(self, user_id: str) -> list[ApiKey]:
+        """A user's API keys, newest first, revoked ones included."""
+        sql = f"SELECT {KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, rowid DESC"
+        return [ApiKey(*r) for r in await self._db.read(lambda c: c.execute(sql, (user_id,)).fetchall())]
+
+    async def revoke_key(self, user_id: str, key_id: str, at: str) -> bool:
+        """Revoke one of the user's keys (once); False when the user has no such key."""
+        sql = "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND user_id = ?"
+        return await self._db.write(lambda c: c.execute(sql, (at, key_id, user_id)).rowcount > 0)
+
+    async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> User | None:
+        """The owner of a key that is not revoked, or None; its use is recorded when last recorded before
+        `touch_after` (so most requests only read)."""
+        cols = ", ".join(f"u.{c.strip()}" for c in USER_COLUMNS.split(","))
+        sql = (
+            f"SELECT {cols}, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id "
+            "WHERE k.key_hash = ? AND k.revoked_at IS NULL"
+        )
+
+        def job() -> User | None:
+            with self._db.lock:
+                row = self._db.conn.execute(sql, (key_hash,)).fetchone()
+            if row is None:
+                return None
+            if row[-1] is None or row[-1] < (touch_after or at):
+                with self._db.transaction() as conn:
+                    conn.execute("UPDATE api_keys SET last_used_at = ? WHERE key_hash = ?", (at, key_hash))
+            return _user(row[:-1])
+
+        return await self._db.call(job)

@@ -1,0 +1,90 @@
+"""AccountStore: what the server needs from account storage (SQLite today, Postgres later), and its records."""
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Role = Literal["admin", "user"]
+
+
+class EmailTaken(Exception):
+    """Another account already uses this e-mail address."""
+
+
+class NotFirstUser(Exception):
+    """An account exists already: the first-run setup is over."""
+
+
+@dataclass(frozen=True)
+class User:
+    """An account as the rest of the server sees it (never its password hash)."""
+
+    id: str
+    email: str
+    display_name: str
+    role: Role
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A personal API key: only a hash of the secret is kept; its prefix lets the owner recognise it."""
+
+    id: str
+    user_id: str
+    name: str
+    prefix: str
+    created_at: str
+    last_used_at: str | None
+    revoked_at: str | None
+
+
+class AccountStore(Protocol):
+    """Users, sessions (by token hash) and API keys (by key hash). Times are backend.clock.now() strings."""
+
+    async def setup(self) -> None:
+        """Create or upgrade the storage."""
+
+    async def count_users(self) -> int:
+        """How many accounts exist."""
+
+    async def create_user(self, user: User, password_hash: str, *, only_if_first: bool = False) -> User:
+        """Store a new account; EmailTaken, or NotFirstUser when only_if_first and an account exists."""
+
+    async def user(self, user_id: str) -> User | None:
+        """An account by id."""
+
+    async def user_by_email(self, email: str) -> tuple[User, str] | None:
+        """An account and its password hash, by e-mail (case-insensitive)."""
+
+    async def users(self) -> list[User]:
+        """Every account, oldest first."""
+
+    async def first_admin(self) -> User | None:
+        """The oldest admin account."""
+
+    async def delete_user(self, user_id: str) -> bool:
+        """Remove an account with its sessions and keys; False when there is none."""
+
+    async def create_session(self, token_hash: str, user_id: str, created_at: str, expires_at: str) -> None:
+        """Store a new session."""
+
+    async def session_user(self, token_hash: str, at: str) -> tuple[User, str] | None:
+        """The user of a session that has not expired at `at`, and when it was last seen."""
+
+    async def touch_session(self, token_hash: str, last_seen_at: str, expires_at: str) -> None:
+        """Record a session's use and push its expiry back."""
+
+    async def delete_session(self, token_hash: str) -> None:
+        """End a session."""
+
+    async def create_key(self, key: ApiKey, key_hash: str) -> None:
+        """Store a new API key."""
+
+    async def keys(self, user_id: str) -> list[ApiKey]:
+        """A user's API keys, newest first, revoked ones included."""
+
+    async def revoke_key(self, user_id: str, key_id: str, at: str) -> bool:
+        """Revoke one of the user's keys; False when the user has no such key."""
+
+    async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> User | None:
+        """The owner of a key that is not revoked, or None; records its use if last recorded before touch_after."""

@@ -1,0 +1,110 @@
+"""GET /api/auth/status, POST /api/auth/setup (first admin), /api/auth/login and /api/auth/logout."""
+
+import logging
+import math
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+
+from backend.accounts.service import Accounts, TooManyAttempts
+from backend.accounts.store import NotFirstUser, User
+from backend.accounts.tokens import csrf_token
+from backend.api.deps import Services, ServicesDep
+from backend.api.errors import responses
+from backend.api.security import PrincipalDep, accounts_of, authenticated, identify
+from backend.contract.auth import SESSION_COOKIE, AuthStatus, LoginRequest, SetupRequest, SignedIn, UserOut
+from backend.memory.conversations import LOCAL_OWNER
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/api/auth", tags=["auth"])
+WRONG = "Wrong e-mail or password"
+
+
+def user_out(user: User) -> UserOut:
+    """An account as the API shows it."""
+    return UserOut(
+        id=user.id, email=user.email, display_name=user.display_name, role=user.role, created_at=user.created_at
+    )
+
+
+def _accounts_on(request: Request) -> Accounts:
+    if request.app.state.settings.auth == "off":
+        raise HTTPException(404, "Accounts are off (RAG_AUTH=off): there is nothing to set up or sign in to")
+    return accounts_of(request)
+
+
+def _start_session(request: Request, response: Response, user: User, token: str) -> SignedIn:
+    hours = request.app.state.settings.session_hours
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(hours * 3600),
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return SignedIn(user=user_out(user), csrf_token=csrf_token(token))
+
+
+async def adopt_local_threads(services: Services, admin: User) -> None:
+    """Threads made before accounts existed become the first admin's."""
+    if moved := await services.conversations.adopt(LOCAL_OWNER, admin.id):
+        log.info("%d thread(s) from before accounts now belong to the first admin %s", moved, admin.id)
+
+
+@router.get("/status", response_model=AuthStatus)
+async def status(request: Request) -> AuthStatus:
+    """How this server signs people in, whether the first admin must still be created, and who is asking."""
+    if request.app.state.settings.auth == "off":
+        return AuthStatus(mode="off", setup_needed=False)
+    accounts = accounts_of(request)
+    try:
+        principal = await identify(request)
+    except HTTPException:  # an ended session or a revoked key: simply not signed in
+        principal = None
+    user = principal.user if principal else None
+    csrf = csrf_token(principal.session) if principal and principal.session else None
+    setup_needed = await accounts.store.count_users() == 0
+    return AuthStatus(mode="local", setup_needed=setup_needed, user=user and user_out(user), csrf_token=csrf)
+
+
+@router.post("/setup", response_model=SignedIn, status_code=201, responses=responses(404, 409, 422))
+async def setup(body: SetupRequest, request: Request, response: Response, services: ServicesDep) -> SignedIn:
+    """Create the first account, an admin, and sign it in; only while no account exists."""
+    accounts = _accounts_on(request)
+    try:
+        admin = await accounts.create_user(
+            body.email.strip(), body.display_name.strip(), body.password, "admin", only_if_first=True
+        )
+    except NotFirstUser:
+        log.warning("first-run setup refused: an account exists")
+        raise HTTPException(409, "Setup is done: an admin exists. Sign in, or ask an admin for an account") from None
+    log.info("first admin %s created", admin.id)
+    await adopt_local_threads(services, admin)
+    signed = await accounts.sign_in(body.email.strip(), body.password, request.client.host if request.client else "")
+    assert signed is not None  # the account was just created with this password
+    return _start_session(request, response, signed.user, signed.token)
+
+
+@router.post("/login", response_model=SignedIn, responses=responses(401, 404, 422, 429))
+async def login(body: LoginRequest, request: Request, response: Response) -> SignedIn:
+    """Sign in with e-mail and password: an HttpOnly session cookie, and the CSRF token for writes."""
+    accounts = _accounts_on(request)
+    address = request.client.host if request.client else ""
+    try:
+        signed = await accounts.sign_in(body.email.strip(), body.password, address)
+    except TooManyAttempts as exc:
+        wait = math.ceil(exc.seconds)
+        detail = f"Too many failed sign-ins for this e-mail from your address; try again in {wait} s"
+        raise HTTPException(429, detail, headers={"Retry-After": str(wait)}) from None
+    if signed is None:
+        raise HTTPException(401, WRONG)
+    return _start_session(request, response, signed.user, signed.token)
+
+
+@router.post("/logout", status_code=204, responses=responses(401, 403), dependencies=[Depends(authenticated)])
+async def logout(request: Request, response: Response, principal: PrincipalDep) -> None:
+    """End this session (its cookie is cleared; API keys are revoked on their own route)."""
+    if principal.session:
+        await accounts_of(request).sign_out(principal.session)
+    response.delete_cookie(SESSION_COOKIE, path="/")

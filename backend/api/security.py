@@ -1,0 +1,105 @@
+"""Who is asking: the Principal of a request, from the session cookie or a personal API key (RAG_AUTH=local).
+
+With RAG_AUTH=off every request is the one local person. With RAG_AUTH=local every route but the public ones
+(health, auth status, setup, sign-in) depends on `authenticated`: a bearer API key, or the session cookie plus the
+CSRF header on writes. Failures are a 401 (403 for a missing CSRF token) that says what to send, and are logged.
+"""
+
+import logging
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+
+from backend.accounts.service import Accounts
+from backend.accounts.store import User
+from backend.accounts.tokens import KEY_PREFIX, csrf_token, same
+from backend.contract.auth import CSRF_HEADER, SESSION_COOKIE
+from backend.memory.conversations import LOCAL_OWNER
+
+log = logging.getLogger(__name__)
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+SIGN_IN = "sign in (POST /api/auth/login) or send Authorization: Bearer <your API key>"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The person a request acts for: a user (RAG_AUTH=local) or the one local person (off)."""
+
+    user: User | None
+    session: str | None = None  # the session token, when the cookie authenticated the request
+
+    @property
+    def owner(self) -> str:
+        """The owner key of what this person creates (threads)."""
+        return self.user.id if self.user else LOCAL_OWNER
+
+    @property
+    def is_admin(self) -> bool:
+        """Whether this person may manage accounts (the local person with auth off may not: there are none)."""
+        return self.user is not None and self.user.role == "admin"
+
+
+def accounts_of(request: Request) -> Accounts:
+    """The accounts service the lifespan opened."""
+    return request.app.state.services.accounts
+
+
+def _refuse(request: Request, status: int, reason: str, detail: str) -> HTTPException:
+    client = request.client.host if request.client else "?"
+    log.warning("refused %s %s from %s: %s", request.method, request.url.path, client, reason)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return HTTPException(status, detail, headers=headers)
+
+
+async def identify(request: Request) -> Principal | None:
+    """The principal the request's credentials name, or None when it has none; HTTPException for bad ones."""
+    accounts = accounts_of(request)
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer":
+        token = token.strip()
+        user = await accounts.key_user(token) if token.startswith(KEY_PREFIX) else None
+        if user is None:
+            raise _refuse(request, 401, "unknown or revoked API key", f"The API key is unknown or revoked; {SIGN_IN}")
+        return Principal(user)
+    session = request.cookies.get(SESSION_COOKIE)
+    if not session:
+        return None
+    user = await accounts.session_user(session)
+    if user is None:
+        raise _refuse(request, 401, "expired or unknown session", f"Your session has ended; {SIGN_IN}")
+    return Principal(user, session)
+
+
+async def authenticated(request: Request) -> Principal:
+    """FastAPI dependency: the signed-in principal (the local person when RAG_AUTH=off), or 401/403."""
+    if request.app.state.settings.auth == "off":
+        return Principal(None)
+    principal = await identify(request)
+    if principal is None:
+        raise _refuse(request, 401, "no credentials", f"Not signed in: {SIGN_IN}")
+    if principal.session and request.method not in SAFE_METHODS:
+        given = request.headers.get(CSRF_HEADER, "")
+        if not given or not same(given, csrf_token(principal.session)):
+            detail = f"Missing or wrong {CSRF_HEADER} header: send the csrf_token GET /api/auth/status returns"
+            raise _refuse(request, 403, "CSRF token missing or wrong", detail)
+    return principal
+
+
+async def signed_in_user(principal: Annotated[Principal, Depends(authenticated)]) -> User:
+    """FastAPI dependency: a real account (404 with RAG_AUTH=off, where there are none)."""
+    if principal.user is None:
+        raise HTTPException(404, "Accounts are off (RAG_AUTH=off): there is no user, key or account to manage")
+    return principal.user
+
+
+async def admin(user: Annotated[User, Depends(signed_in_user)], request: Request) -> User:
+    """FastAPI dependency: an admin account, else 403."""
+    if user.role != "admin":
+        raise _refuse(request, 403, f"user {user.id} is not an admin", "Only an admin may manage accounts")
+    return user
+
+
+PrincipalDep = Annotated[Principal, Depends(authenticated)]
+UserDep = Annotated[User, Depends(signed_in_user)]
+AdminDep = Annotated[User, Depends(admin)]

@@ -1,0 +1,58 @@
+"""GET /api/me, and for admins POST/GET /api/users and DELETE /api/users/{id} (with their threads and keys)."""
+
+import logging
+
+from fastapi import APIRouter, HTTPException, Request
+
+from backend.accounts.store import EmailTaken
+from backend.api.auth import user_out
+from backend.api.deps import ServicesDep
+from backend.api.errors import responses
+from backend.api.security import AdminDep, UserDep, accounts_of
+from backend.api.threads import remove_thread
+from backend.contract.auth import NewUser, UserOut
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/api", tags=["users"])
+
+
+@router.get("/me", response_model=UserOut, responses=responses(401, 404))
+async def me(user: UserDep) -> UserOut:
+    """The signed-in account."""
+    return user_out(user)
+
+
+@router.post("/users", response_model=UserOut, status_code=201, responses=responses(401, 403, 404, 409, 422))
+async def create_user(body: NewUser, request: Request, admin: AdminDep) -> UserOut:
+    """Create an account (admins only); its owner signs in with the e-mail and password given here."""
+    try:
+        user = await accounts_of(request).create_user(
+            body.email.strip(), body.display_name.strip(), body.password, body.role
+        )
+    except EmailTaken:
+        raise HTTPException(409, f"An account with the e-mail {body.email!r} exists already") from None
+    log.info("admin %s created user %s (%s)", admin.id, user.id, user.role)
+    return user_out(user)
+
+
+@router.get("/users", response_model=list[UserOut], responses=responses(401, 403, 404))
+async def list_users(request: Request, admin: AdminDep) -> list[UserOut]:
+    """Every account, oldest first (admins only)."""
+    return [user_out(u) for u in await accounts_of(request).store.users()]
+
+
+@router.delete("/users/{user_id}", status_code=204, responses=responses(401, 403, 404, 409))
+async def delete_user(user_id: str, request: Request, services: ServicesDep, admin: AdminDep) -> None:
+    """Remove an account with its sessions, API keys and threads (admins only; not your own account)."""
+    store = accounts_of(request).store
+    if user_id == admin.id:
+        raise HTTPException(409, "You cannot delete your own account; another admin can")
+    if await store.user(user_id) is None:
+        raise HTTPException(404, f"user {user_id!r} does not exist; GET /api/users lists the accounts")
+    for run in [r for r in services.runner.live.values() if not r.finished]:
+        if await services.conversations.owner_of(run.thread_id) == user_id:
+            await services.runner.cancel(run)  # their answers in progress stop before their threads go
+    await store.delete_user(user_id)  # signed out everywhere before the threads go
+    for thread_id in await services.conversations.owned(user_id):
+        await remove_thread(services, thread_id)
+    log.info("admin %s deleted user %s with their threads and keys", admin.id, user_id)

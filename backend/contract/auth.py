@@ -1,0 +1,90 @@
+"""Request and response bodies of accounts: sign-in, first-run setup, users and personal API keys."""
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AuthMode = Literal["off", "local"]
+EMAIL_PATTERN = r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$"
+EMAIL = Field(min_length=3, max_length=254, pattern=EMAIL_PATTERN, description="E-mail address (the sign-in name).")
+PASSWORD = Field(min_length=8, max_length=1024, description="8 to 1024 characters.")
+CSRF_HEADER = "X-CSRF-Token"
+SESSION_COOKIE = "ragline_session"
+
+
+class UserOut(BaseModel):
+    """An account as its owner and the admins see it."""
+
+    id: str
+    email: str
+    display_name: str
+    role: Literal["admin", "user"]
+    created_at: str
+
+
+class AuthStatus(BaseModel):
+    """Body of GET /api/auth/status: how the server signs people in, and who this request is."""
+
+    mode: AuthMode = Field(description="off: no accounts (one person on this machine); local: accounts.")
+    setup_needed: bool = Field(description="true: no account exists yet; POST /api/auth/setup creates the admin.")
+    user: UserOut | None = Field(None, description="The signed-in user, if any.")
+    csrf_token: str | None = Field(
+        None, description=f"Send it as the {CSRF_HEADER} header on writes authenticated by the session cookie."
+    )
+
+
+class SetupRequest(BaseModel):
+    """Body of POST /api/auth/setup: the first account, which becomes the admin."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    email: str = EMAIL
+    password: str = PASSWORD
+    display_name: str = Field("", max_length=100, description="Name shown in the UI; defaults to the e-mail's name.")
+
+
+class NewUser(SetupRequest):
+    """Body of POST /api/users (admins only)."""
+
+    role: Literal["admin", "user"] = "user"
+
+
+class LoginRequest(BaseModel):
+    """Body of POST /api/auth/login."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    email: str = Field(min_length=1, max_length=254)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+class SignedIn(BaseModel):
+    """A new session (its token is in the HttpOnly cookie, never in the body)."""
+
+    user: UserOut
+    csrf_token: str = Field(description=f"Send it as the {CSRF_HEADER} header on writes with the session cookie.")
+
+
+class KeyRequest(BaseModel):
+    """Body of POST /api/keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"\S", description="What the key is for; not blank.")
+
+
+class KeyOut(BaseModel):
+    """A personal API key as listed: never its secret."""
+
+    id: str
+    name: str
+    prefix: str = Field(description="The key's first characters, to recognise it.")
+    created_at: str
+    last_used_at: str | None
+    revoked_at: str | None
+
+
+class KeyCreated(KeyOut):
+    """Body of POST /api/keys: the new key with its secret, shown this once."""
+
+    key: str = Field(description="Send it as `Authorization: Bearer <key>`; it cannot be shown again.")

@@ -1,0 +1,208 @@
+"""RAG_AUTH=local: first-run setup, sign-in with cookie and CSRF, rate limit, users, personal API keys, and no route
+answering without credentials (every operation of the OpenAPI schema is tried)."""
+
+import logging
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+
+from backend.api import openapi
+from backend.contract.auth import CSRF_HEADER, SESSION_COOKIE
+from backend.main import create_app
+from backend.tests.api.auth_helpers import PASSWORD, chat, client_of, sign_in
+from backend.tests.conftest import fake_settings
+from bench.lib.sse import parse_sse
+
+PUBLIC = {("get", "/api/health"), ("get", "/api/auth/status"), ("post", "/api/auth/setup"), ("post", "/api/auth/login")}
+
+
+@pytest.fixture
+async def app(tmp_path) -> AsyncIterator[FastAPI]:
+    application = create_app(fake_settings(tmp_path / "data", auth="local", login_attempts=3))
+    async with LifespanManager(application):
+        yield application
+
+
+@pytest.fixture
+async def admin(app):
+    async with client_of(app) as c:
+        created = await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
+        assert created.status_code == 201, created.text
+        yield await sign_in(c, "ann@team.org")
+
+
+async def test_a_fresh_install_asks_for_setup_then_setup_signs_the_admin_in(app):
+    async with client_of(app) as c:
+        assert (await c.get("/api/auth/status")).json() == {
+            "mode": "local",
+            "setup_needed": True,
+            "user": None,
+            "csrf_token": None,
+        }
+        created = await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
+        assert created.status_code == 201 and created.json()["user"]["role"] == "admin"
+        cookie = created.headers["set-cookie"]
+        assert cookie.startswith(f"{SESSION_COOKIE}=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
+        status = (await c.get("/api/auth/status")).json()
+        assert status["setup_needed"] is False and status["user"]["email"] == "ann@team.org"
+        assert status["csrf_token"] == created.json()["csrf_token"]
+
+
+async def test_setup_once_an_account_exists_is_a_409(app, admin):
+    async with client_of(app) as c:
+        again = await c.post("/api/auth/setup", json={"email": "eve@evil.org", "password": PASSWORD})
+        assert again.status_code == 409 and "Sign in" in again.json()["detail"]
+
+
+async def test_wrong_password_and_unknown_user_get_the_same_401_and_are_logged(app, admin, caplog):
+    async with client_of(app) as c:
+        caplog.set_level(logging.WARNING)
+        wrong = await c.post("/api/auth/login", json={"email": "ann@team.org", "password": "nope-nope"})
+        unknown = await c.post("/api/auth/login", json={"email": "zed@team.org", "password": "nope-nope"})
+    assert wrong.status_code == unknown.status_code == 401
+    assert wrong.json() == unknown.json() == {"detail": "Wrong e-mail or password"}
+    assert "set-cookie" not in wrong.headers
+    assert sum("sign-in failed" in r.message for r in caplog.records) == 2
+
+
+async def test_repeated_failures_get_a_429_with_retry_after_even_for_the_right_password(app, admin):
+    async with client_of(app) as c:
+        for _ in range(3):
+            await c.post("/api/auth/login", json={"email": "ann@team.org", "password": "nope-nope"})
+        limited = await c.post("/api/auth/login", json={"email": "ann@team.org", "password": PASSWORD})
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) > 0
+    assert "try again in" in limited.json()["detail"]
+
+
+async def test_a_cookie_write_needs_the_csrf_header(app, admin):
+    bare = await admin.client.post("/api/chat/stream", json={"message": "Hello", "mode": "chat"})
+    assert bare.status_code == 403 and CSRF_HEADER in bare.json()["detail"]
+    wrong = await admin.client.post(
+        "/api/chat/stream", json={"message": "Hello", "mode": "chat"}, headers={CSRF_HEADER: "0" * 64}
+    )
+    assert wrong.status_code == 403
+    assert parse_sse(await chat(admin))[-1][0] == "done"
+    assert (await admin.client.get("/api/threads")).status_code == 200  # reads need no CSRF token
+
+
+async def test_a_forged_cookie_and_a_signed_out_session_are_401(app, admin):
+    async with client_of(app) as c:
+        c.cookies.set(SESSION_COOKIE, "forged-token")
+        assert (await c.get("/api/threads")).status_code == 401
+    assert (await admin.client.post("/api/auth/logout", headers=admin.headers())).status_code == 204
+    admin.client.cookies.clear()
+    assert (await admin.client.get("/api/threads")).status_code == 401
+
+
+async def test_an_ended_session_is_401_even_with_its_old_cookie(app, admin):
+    token = admin.client.cookies[SESSION_COOKIE]
+    await admin.client.post("/api/auth/logout", headers=admin.headers())
+    async with client_of(app) as c:
+        c.cookies.set(SESSION_COOKIE, token)
+        ended = await c.get("/api/threads")
+    assert ended.status_code == 401 and "session has ended" in ended.json()["detail"]
+
+
+async def test_an_admin_creates_a_user_who_signs_in_but_cannot_manage_accounts(app, admin):
+    created = await admin.client.post(
+        "/api/users",
+        json={"email": "bob@team.org", "password": PASSWORD, "display_name": "Bob"},
+        headers=admin.headers(),
+    )
+    assert created.status_code == 201 and created.json()["role"] == "user"
+    taken = await admin.client.post(
+        "/api/users", json={"email": "BOB@team.org", "password": PASSWORD}, headers=admin.headers()
+    )
+    assert taken.status_code == 409
+    async with client_of(app) as c:
+        bob = await sign_in(c, "bob@team.org")
+        assert (await c.get("/api/me")).json()["display_name"] == "Bob"
+        assert (await c.get("/api/users")).status_code == 403
+        again = await c.post("/api/users", json={"email": "x@team.org", "password": PASSWORD}, headers=bob.headers())
+        assert again.status_code == 403
+    listed = (await admin.client.get("/api/users")).json()
+    assert [u["email"] for u in listed] == ["ann@team.org", "bob@team.org"]
+    assert all("password" not in key for u in listed for key in u)
+
+
+async def test_an_api_key_acts_as_its_user_on_api_and_v1_until_revoked(app, admin):
+    made = await admin.client.post("/api/keys", json={"name": "laptop"}, headers=admin.headers())
+    assert made.status_code == 201
+    key = made.json()["key"]
+    assert key.startswith(made.json()["prefix"])
+    listed = (await admin.client.get("/api/keys")).json()
+    assert [k["name"] for k in listed] == ["laptop"] and "key" not in listed[0]
+    async with client_of(app) as c:
+        bearer = {"Authorization": f"Bearer {key}"}
+        assert (await c.get("/api/me", headers=bearer)).json()["email"] == "ann@team.org"
+        started = await c.post("/api/chat/stream", json={"message": "Hello", "mode": "chat"}, headers=bearer)
+        assert parse_sse(started)[-1][0] == "done"  # a key needs no CSRF token: no cookie is involved
+        completion = await c.post(
+            "/v1/chat/completions",
+            json={"model": "ragline-chat", "messages": [{"role": "user", "content": "Hello"}]},
+            headers=bearer,
+        )
+        assert completion.status_code == 200, completion.text
+        assert (await admin.client.delete(f"/api/keys/{made.json()['id']}", headers=admin.headers())).status_code == 204
+        revoked = await c.get("/api/me", headers=bearer)
+        assert revoked.status_code == 401 and "revoked" in revoked.json()["detail"]
+        v1 = await c.get("/v1/models", headers=bearer)
+        assert v1.status_code == 401 and v1.json()["error"]["code"] == "invalid_api_key"
+    assert len((await admin.client.get("/api/threads")).json()) == 2  # the key's threads are Ann's
+
+
+async def test_deleting_a_user_removes_their_threads_and_keys(app, admin):
+    await admin.client.post("/api/users", json={"email": "bob@team.org", "password": PASSWORD}, headers=admin.headers())
+    async with client_of(app) as c:
+        bob = await sign_in(c, "bob@team.org")
+        key = (await c.post("/api/keys", json={"name": "k"}, headers=bob.headers())).json()["key"]
+        thread_id = parse_sse(await chat(bob))[0][1]["thread_id"]
+        gone = await admin.client.delete(f"/api/users/{bob.user['id']}", headers=admin.headers())
+        assert gone.status_code == 204
+        assert (await c.get("/api/threads")).status_code == 401
+        assert (await c.get("/api/me", headers={"Authorization": f"Bearer {key}"})).status_code == 401
+    assert await app.state.services.conversations.owned(bob.user["id"]) == []
+    assert await app.state.services.conversations.turns(thread_id) == []
+    assert (await admin.client.delete(f"/api/users/{bob.user['id']}", headers=admin.headers())).status_code == 404
+    assert (await admin.client.delete(f"/api/users/{admin.user['id']}", headers=admin.headers())).status_code == 409
+
+
+async def test_every_route_but_the_public_ones_is_401_without_credentials(app, admin):
+    operations = [
+        (method, path)
+        for path, methods in app.openapi()["paths"].items()
+        for method in methods
+        if (method, path) not in PUBLIC
+    ]
+    assert len(operations) >= 25
+    async with client_of(app) as c:
+        for method, path in operations:
+            url = re.sub(r"\{[^}]+\}", "x", path)
+            response = await c.request(method.upper(), url, json={})
+            assert response.status_code == 401, (method, path, response.status_code, response.text)
+            assert response.headers.get("www-authenticate") == "Bearer", (method, path)
+        for method, path in PUBLIC:  # and the public ones are public
+            assert (await c.request(method.upper(), path, json={})).status_code != 401
+    assert openapi.PUBLIC == PUBLIC  # the schema documents the same public routes
+    documented = app.openapi()["paths"]
+    assert all("security" in documented[path][method] for method, path in operations)
+    assert all("401" in documented[path][method]["responses"] for method, path in operations)
+
+
+async def test_a_session_and_a_key_survive_a_restart(tmp_path):
+    settings = fake_settings(tmp_path / "data", auth="local")
+    first = create_app(settings)
+    async with LifespanManager(first), client_of(first) as c:
+        await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
+        ann = await sign_in(c, "ann@team.org")
+        key = (await c.post("/api/keys", json={"name": "k"}, headers=ann.headers())).json()["key"]
+        cookie = c.cookies[SESSION_COOKIE]
+    second = create_app(settings)
+    async with LifespanManager(second), client_of(second) as c:
+        assert (await c.get("/api/me", headers={"Authorization": f"Bearer {key}"})).status_code == 200
+        c.cookies.set(SESSION_COOKIE, cookie)
+        status = (await c.get("/api/auth/status")).json()
+        assert status["user"]["email"] == "ann@team.org" and status["csrf_token"] == ann.csrf

@@ -1,0 +1,54 @@
+"use client";
+/**
+ * Shows its children to whoever may use Ragline: everyone with RAG_AUTH=off, a signed-in user with accounts.
+ * Anyone else goes to /sign-in (which also runs the first-run setup). `AccountFoot` shows who is signed in.
+ */
+import { createContext, useContext, useEffect, useState } from "react";
+import { authApi, type AuthStatus } from "@/lib/auth";
+import { ApiError } from "@/lib/sse";
+
+const AuthContext = createContext<AuthStatus | null>(null);
+
+export function AuthGate({ children }: { children: React.ReactNode }) {
+  const [status, setStatus] = useState<AuthStatus | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    authApi
+      .status()
+      .then((s) => {
+        if (s.mode === "local" && !s.user) window.location.replace("/sign-in");
+        else setStatus(s);
+      })
+      .catch((e: unknown) => setError(e instanceof ApiError ? e.message : String(e)));
+  }, []);
+
+  if (error)
+    return (
+      <p className="banner" role="alert">
+        {error}
+      </p>
+    );
+  if (!status) return null;
+  return <AuthContext.Provider value={status}>{children}</AuthContext.Provider>;
+}
+
+/** The signed-in user's name and a sign-out button; nothing with RAG_AUTH=off. */
+export function AccountFoot() {
+  const status = useContext(AuthContext);
+  if (!status?.user) return null;
+  const signOut = async () => {
+    await authApi.logout().catch(() => undefined); // an ended session signs out all the same
+    window.location.replace("/sign-in");
+  };
+  return (
+    <span className="account">
+      <span className="account-name" title={status.user.email}>
+        {status.user.display_name}
+      </span>
+      <button type="button" className="tool-button" onClick={() => void signOut()}>
+        Sign out
+      </button>
+    </span>
+  );
+}

@@ -1,0 +1,94 @@
+"use client";
+/** /sign-in: the first-run admin setup while no account exists, the e-mail and password sign-in afterwards. */
+import { useEffect, useState } from "react";
+import { authApi, type AuthStatus } from "@/lib/auth";
+import { ApiError } from "@/lib/sse";
+
+export function SignInView() {
+  const [status, setStatus] = useState<AuthStatus | null>(null);
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [displayName, setDisplayName] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    authApi
+      .status()
+      .then((s) => {
+        if (s.mode === "off" || s.user) window.location.replace("/");
+        else setStatus(s);
+      })
+      .catch((e: unknown) => setError(e instanceof ApiError ? e.message : String(e)));
+  }, []);
+
+  const setup = status?.setup_needed ?? false;
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      if (setup) await authApi.setup({ email, password, display_name: displayName });
+      else await authApi.login({ email, password });
+      window.location.replace("/");
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+      setBusy(false);
+    }
+  }
+
+  if (!status)
+    return error ? (
+      <p className="banner" role="alert">
+        {error}
+      </p>
+    ) : null;
+  return (
+    <main className="auth-page">
+      <form className="auth-card" onSubmit={submit} aria-labelledby="auth-title">
+        <h1 id="auth-title">{setup ? "Create the admin account" : "Sign in to Ragline"}</h1>
+        {setup && (
+          <p className="auth-note">
+            No account exists yet. The first account manages the others; threads made before accounts become its own.
+          </p>
+        )}
+        <label className="auth-field">
+          E-mail
+          <input
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        </label>
+        {setup && (
+          <label className="auth-field">
+            Display name
+            <input autoComplete="name" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
+          </label>
+        )}
+        <label className="auth-field">
+          Password
+          <input
+            type="password"
+            autoComplete={setup ? "new-password" : "current-password"}
+            required
+            minLength={setup ? 8 : 1}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </label>
+        {error && (
+          <p className="auth-error" role="alert">
+            {error}
+          </p>
+        )}
+        <button className="button" type="submit" disabled={busy}>
+          {setup ? "Create account and sign in" : "Sign in"}
+        </button>
+      </form>
+    </main>
+  );
+}
