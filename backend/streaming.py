@@ -31,7 +31,9 @@ STREAM_MODES = ["tasks", "custom", "messages"]
 SERVER_SETTINGS = {"ollama": "RAG_OLLAMA_BASE_URL", "openai": "RAG_OPENAI_BASE_URL"}
 EMBED_SERVER_SETTINGS = {"ollama": "RAG_OLLAMA_EMBED_BASE_URL", "openai": "RAG_OPENAI_EMBED_BASE_URL"}
 # by name: the openai SDK runs on httpx2, whose exceptions are not httpx's
-TIMEOUTS = ("APITimeoutError", "TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout")
+# StreamChunkTimeoutError: langchain-openai's, no chunk within stream_chunk_timeout (RAG_LLM_TIMEOUT_SECONDS)
+TIMEOUTS = ("APITimeoutError", "TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout",
+            "StreamChunkTimeoutError")  # fmt: skip
 UNREACHABLE = ("APIConnectionError", "ConnectError")
 BROKEN_STREAM = ("RemoteProtocolError", "ReadError")  # the server hung up mid-answer
 MODEL_ERRORS = ("ResponseError", "APIError", "APIStatusError", "BadRequestError", "InternalServerError")

@@ -126,7 +126,7 @@ class RaglineInfo(BaseModel):
     ignored_system_messages: int = Field(description="system and developer messages, never given to the model.")
     sources: list[PublicSource] = []
     replace: Replacement | None = None
-    blocked: Blocked | None = None
+    blocked: Blocked | None = Field(None, exclude_if=lambda v: v is None)  # only when a guardrail acted
 
 
 class Usage(BaseModel):

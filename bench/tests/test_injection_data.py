@@ -1,4 +1,10 @@
+import pytest
+
 from bench.injection_data import _grams, report_sets, split, train_sets
+from bench.lib import DATASETS
+
+# BIPIA, presidio and SQuAD are read in place from ../shared/datasets (never copied into the repository)
+needs_datasets = pytest.mark.skipif(not DATASETS.is_dir(), reason=f"the public datasets are not at {DATASETS}")
 
 
 def test_split_when_called_twice_then_same_disjoint_parts_covering_the_set():
@@ -8,6 +14,7 @@ def test_split_when_called_twice_then_same_disjoint_parts_covering_the_set():
     assert not set(fit) & set(dev) and set(fit) | set(dev) == set(texts) and len(dev) == 10
 
 
+@needs_datasets
 def test_report_sets_share_no_text_and_no_close_copy_with_the_training_sets():
     trained = {t for s in train_sets() for t in s.texts}
     reported = [t for s in report_sets() for t in s.texts]
@@ -17,6 +24,7 @@ def test_report_sets_share_no_text_and_no_close_copy_with_the_training_sets():
     assert close == []
 
 
+@needs_datasets
 def test_every_set_is_labelled_and_not_empty():
     for s in train_sets() + report_sets():
         assert s.label in (0, 1) and len(s.texts) >= 5, s.name
