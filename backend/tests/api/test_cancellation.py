@@ -38,6 +38,15 @@ class CancelAtCall:
         self.db.call = self._call
 
 
+async def turns_ended(seconds: float = 5) -> None:
+    """Wait until no run task is left: a run ends (its log row written) just after its `done` event went out."""
+    for _ in range(int(seconds / 0.01)):
+        if not any(t.get_name().startswith("turn:") for t in asyncio.all_tasks()):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("a run task never ended")
+
+
 async def test_cancel_at_every_database_await_of_a_turn_then_thread_whole_and_usable(app, client):
     db = app.state.services.checkpointer.db
     counter = CancelAtCall(db, 0, "never")
@@ -50,6 +59,7 @@ async def test_cancel_at_every_database_await_of_a_turn_then_thread_whole_and_us
         for when in ("before", "after"):
             thread = f"t{n}{when}"
             assert (await client.post("/api/chat", json={"message": "Hello", "thread_id": thread})).status_code == 200
+            await turns_ended()  # so the one run task below is the turn to cancel
             fault = CancelAtCall(db, n, when)
             try:
                 events = parse_sse(
