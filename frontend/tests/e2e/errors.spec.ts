@@ -89,13 +89,14 @@ test("an `event: error` from the model is shown with its message", async ({ page
     const chat = new ChatPage(page);
     await page.goto(ui.url);
     await chat.setMode("Chat");
-    await chat.ask("Tell me something interesting");
+    // Not "Tell me something interesting": the injection classifier blocks that one (a known false positive).
+    await chat.ask("Write a short poem about the sea");
     const answer = chat.lastAnswer();
     await expect(answer.root).toHaveAttribute("data-state", "error");
     await expect(answer.error).toContainText("model_unreachable");
     await expect(answer.error).toContainText("Could not reach");
     await expect(answer.retryButton).toBeVisible();
-    await expect(chat.composer).toHaveValue("Tell me something interesting");
+    await expect(chat.composer).toHaveValue("Write a short poem about the sea");
     await chat.screenshot("error-event");
   } finally {
     await ui.stop();
