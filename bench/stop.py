@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -68,19 +69,31 @@ class LogTail:
         return None
 
 
-def stop_once(client: httpx.Client) -> tuple[float, float, dict]:
-    """One stopped run: (the cancel request's time.monotonic(), the route's answer time, its final event)."""
+@dataclass
+class Stopped:
+    """A run stopped after its third token: when the cancel request went (time.monotonic()), how long the route
+    took to answer, its response, and the run's events as the client read them."""
+
+    sent: float
+    route_s: float
+    response: httpx.Response
+    events: list[tuple[str, dict]]
+
+    def summary(self) -> dict:
+        return {"event": self.events[-1][0], "answer_words": len(self.events[-1][1].get("answer", "").split())}
+
+
+def stop_once(client: httpx.Client) -> Stopped:
+    """Ask for a long story and post the cancel route at its third token; the stream is read to its end."""
     with connect_sse(client, "POST", "/api/chat/stream", json={"message": STORY, "mode": "chat"}) as source:
-        events, tokens, sent, answered = [], 0, 0.0, 0.0
+        events: list[tuple[str, dict]] = []
         for sse in (e for e in source.iter_sse() if e.data):
             events.append((sse.event, sse.json()))
-            tokens += sse.event == "token"
-            if sse.event == "token" and tokens == 3:
+            if sse.event == "token" and sum(name == "token" for name, _ in events) == 3:
                 sent = time.monotonic()
                 response = client.post(f"/api/runs/{events[0][1]['run_id']}/cancel")
                 answered = time.monotonic() - sent
-                assert response.status_code == 200, response.text
-    return sent, answered, {"event": events[-1][0], "answer_words": len(events[-1][1].get("answer", "").split())}
+    return Stopped(sent, answered, response, events)
 
 
 def embedded(model: str, runs: int, work: Path) -> list[dict]:
@@ -96,9 +109,10 @@ def embedded(model: str, runs: int, work: Path) -> list[dict]:
     ):
         stop_once(client)  # warm-up
         for k in range(runs):
-            sent, answered, last = stop_once(client)
-            stop, free = tail.first_after(sent, CANCEL_LINE), tail.first_after(sent, RELEASE_LINE)
-            rows.append({"route_s": answered, "model_stop_s": stop, "slot_free_s": free, **last})
+            stopped = stop_once(client)
+            assert stopped.response.status_code == 200, stopped.response.text
+            stop, free = tail.first_after(stopped.sent, CANCEL_LINE), tail.first_after(stopped.sent, RELEASE_LINE)
+            rows.append({"route_s": stopped.route_s, "model_stop_s": stop, "slot_free_s": free, **stopped.summary()})
             report.progress(f"{model} {k + 1}/{runs}: llama.cpp cancelled after {report.ms(stop)}")
     return rows
 
@@ -120,13 +134,15 @@ def ollama(runs: int, work: Path) -> list[dict]:
             stop_once(client)
             for k in range(runs):
                 seen = len(double.stream_ends)
-                sent, answered, last = stop_once(client)
+                stopped = stop_once(client)
+                assert stopped.response.status_code == 200, stopped.response.text
                 deadline = time.monotonic() + 30
                 while len(double.stream_ends) == seen and time.monotonic() < deadline:
                     time.sleep(0.01)
                 end = double.stream_ends[-1] if len(double.stream_ends) > seen else None
-                stop = end.at - sent if end and end.client_left else None
-                rows.append({"route_s": answered, "model_stop_s": stop, "slot_free_s": None, **last})
+                stop = end.at - stopped.sent if end and end.client_left else None
+                row = {"route_s": stopped.route_s, "model_stop_s": stop, "slot_free_s": None}
+                rows.append(row | stopped.summary())
                 report.progress(f"ollama double {k + 1}/{runs}: stream closed after {report.ms(stop)}")
     return rows
 

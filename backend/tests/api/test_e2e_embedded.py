@@ -14,6 +14,7 @@ from backend.rag.knowledge import ingest_paths
 from backend.tests.conftest import SAMPLE_DOCS
 from bench.lib.server import serve_in_thread
 from bench.lib.sse import parse_sse
+from bench.stop import stop_once
 
 pytestmark = pytest.mark.embedded_model
 
@@ -166,25 +167,19 @@ def test_stop_ends_the_embedded_models_generation_and_keeps_the_partial_answer(l
     """Stop mid-answer: the cancel route answers once the run has ended, and llama.cpp's slot is idle by then."""
     url, app = live
     llama_url = app.state.services.models.chat_model.openai_api_base.removesuffix("/v1")
-    body = {"message": "Write a long story about a lighthouse keeper and his dog.", "mode": "chat"}
     answered, idle, most = [], [], 0
     with httpx.Client(base_url=url, timeout=300) as client:
         for _ in range(5):
-            with connect_sse(client, "POST", "/api/chat/stream", json=body) as source:
-                seen, events, decoded = 0, [], 0
-                for sse in (s for s in source.iter_sse() if s.data):
-                    events.append((sse.event, sse.json()))
-                    seen += sse.event == "token"
-                    if sse.event == "token" and seen == 3:
-                        started = time.monotonic()
-                        stopped = client.post(f"/api/runs/{events[0][1]['run_id']}/cancel")
-                        answered.append(time.monotonic() - started)
-                while busy := [s for s in httpx.get(f"{llama_url}/slots").json() if s["is_processing"]]:
-                    decoded = max([decoded] + [t["n_decoded"] for s in busy for t in s.get("next_token", [])])
-                    assert time.monotonic() - started < 30, "llama.cpp kept generating after Stop"
-                    time.sleep(0.01)
-                idle.append(time.monotonic() - started)
-                most = max(most, decoded)
+            run = stop_once(client)  # a long story, stopped at its third token
+            answered.append(run.route_s)
+            decoded = 0
+            while busy := [s for s in httpx.get(f"{llama_url}/slots").json() if s["is_processing"]]:
+                decoded = max([decoded] + [t["n_decoded"] for s in busy for t in s.get("next_token", [])])
+                assert time.monotonic() - run.sent < 30, "llama.cpp kept generating after Stop"
+                time.sleep(0.01)
+            idle.append(time.monotonic() - run.sent)
+            most = max(most, decoded)
+            stopped, events = run.response, run.events
             assert stopped.status_code == 200 and stopped.json()["status"] == "stopped", stopped.text
             assert events[-1][0] == "stopped" and events[-1][1]["answer"]
             last = client.get(f"/api/threads/{events[0][1]['thread_id']}").json()["messages"][-1]
