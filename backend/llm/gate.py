@@ -37,6 +37,11 @@ class ModelGate:
         """Turns waiting for a slot right now."""
         return len(self._waiters)
 
+    @property
+    def busy(self) -> bool:
+        """Whether a turn holds a slot or waits for one."""
+        return bool(self._waiters) or self._turns_running()
+
     async def acquire(self, ahead: Ahead | None = None, thread: str | None = None) -> int:
         """A slot for a turn; waits behind earlier turns (cancelling waits leaves the queue at once).
 

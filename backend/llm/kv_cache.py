@@ -42,9 +42,13 @@ class KVCache:
         self.warm.add(thread_id)
         return await self.load(slot, thread_id)
 
+    def has(self, thread_id: str) -> bool:
+        """Whether a state is saved under this name for this model and layout."""
+        return (self.folder / self.filename(thread_id)).exists()
+
     async def load(self, slot: int, thread_id: str) -> int:
         """Load the saved state into the slot; tokens restored (0: no file, or llama.cpp refused it)."""
-        if not (self.folder / self.filename(thread_id)).exists():
+        if not self.has(thread_id):
             return 0
         reply = await self._slot_call(slot, "restore", thread_id)
         if reply is None:

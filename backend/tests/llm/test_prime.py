@@ -1,6 +1,10 @@
 """Priming the slots with the system prompt at start: every free slot once, none a turn holds, never the fake."""
 
+import asyncio
+from typing import Any
+
 from langchain_core.messages import SystemMessage
+from langchain_core.outputs import ChatResult
 
 from backend.llm.factory import Models
 from backend.llm.fake import ScriptedChatModel
@@ -41,6 +45,9 @@ class FakeSlotFiles:
         self.files: set[str] = set()
         self.loaded: list[int] = []
 
+    def has(self, name: str) -> bool:
+        return name in self.files
+
     async def load(self, slot: int, name: str) -> int:
         if name not in self.files:
             return 0
@@ -79,3 +86,28 @@ async def test_after_a_restart_every_slot_restores_and_nothing_is_evaluated():
 async def test_another_system_prompt_is_not_restored_from_the_old_file():
     chat = await restarted(FakeSlotFiles(), "ANOTHER SYSTEM PROMPT")
     assert len(chat.calls) == 1
+
+
+class HeldChatModel(ScriptedChatModel):
+    """The scripted fake, whose calls wait until the test lets them finish (a prefill under way)."""
+
+    started: Any = None
+    go_on: Any = None
+
+    async def _agenerate(self, messages: list, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        self.started.set()
+        await self.go_on.wait()
+        return self._generate(messages, stop, None, **kwargs)
+
+
+async def test_a_turn_arriving_during_the_first_evaluation_does_not_cancel_it_and_the_file_is_saved():
+    chat = HeldChatModel(started=asyncio.Event(), go_on=asyncio.Event())
+    m = Models("embedded", "m", chat, None, "e", ModelGate(2), pin_slots=True)
+    m.kv = files = FakeSlotFiles()
+    priming = asyncio.create_task(prime_slots(m, "SYSTEM"))
+    await chat.started.wait()
+    turn = await m.gate.acquire(thread="t")  # takes the other slot at once; no background work to pre-empt
+    chat.go_on.set()
+    assert await priming == 1  # the evaluated slot; the other is the turn's
+    assert not priming.cancelled() and len(chat.calls) == 1 and len(files.files) == 1
+    m.gate.release(turn, "t")
