@@ -23,6 +23,7 @@ FORCED_HOLD = 112  # > longest valid spaced match (about 50) + the 12 characters
 LEFT_CONTEXT = 64  # characters kept before the emitted point: phone and SSN rules read 40 to the left
 
 _WORD_THEN_SPACE = re.compile(r"(\S+)(\s+)")
+_LETTERS_THEN_STOP = re.compile(r"\s*[^\W\d_]+[,;!?]")  # "No," at the end: no pattern contains these marks
 _TRAILING_LETTERS = re.compile(r"[^\W\d_]+$")
 
 
@@ -73,12 +74,20 @@ class StreamRedactor:
         return "".join(out)
 
     def _barrier_cut(self) -> int:
-        """End of the last complete word after which no PII match can continue."""
-        cut, after_barrier = self._emitted, self._at_barrier
+        """End of the last complete word after which no PII match can continue.
+
+        A word of letters ending in "," ";" "!" or "?" at the very end of the text is complete too, without the
+        space that has not arrived yet: no pattern contains those marks, so no match can run across them, and
+        "No," or "Yes," goes out one token sooner (a whole token's generation time on the first token).
+        """
+        cut, after_barrier, end = self._emitted, self._at_barrier, self._emitted
         for word in _WORD_THEN_SPACE.finditer(self._buffer, self._emitted):
             after_barrier = _is_barrier(word.group(1)) or after_barrier and _starts_no_match(word.group(1))
+            end = word.end()
             if after_barrier:
-                cut = word.end()
+                cut = end
+        if after_barrier and cut == end and _LETTERS_THEN_STOP.fullmatch(self._buffer, cut):
+            cut = len(self._buffer)
         return cut
 
     def _forced_cut(self, cut: int, found: list[PiiMatch]) -> int:

@@ -95,6 +95,22 @@ def test_first_word_goes_out_with_the_next_token() -> None:
     assert redactor.feed(" limit") == "hotel "
 
 
+def test_a_first_word_ending_in_a_comma_goes_out_with_its_comma() -> None:
+    redactor = StreamRedactor()
+    assert redactor.feed("No") == ""
+    assert redactor.feed(",") == "No,"  # no pattern contains a comma: nothing after it can join "No"
+    assert redactor.feed(" taxis") == ""
+    assert redactor.feed(" are") == " taxis "
+
+
+def test_a_comma_does_not_release_a_word_that_may_be_part_of_an_address() -> None:
+    redactor = StreamRedactor()
+    pieces = [redactor.feed(t) for t in ["Mail", " jane", ".doe", "@x", ".example", ",", " now"]]
+    pieces.append(redactor.flush())
+    assert "".join(pieces) == "Mail [EMAIL], now"
+    assert_never_leaks(pieces, "Mail jane.doe@x.example, now")
+
+
 def test_two_capitals_may_open_a_nino_and_are_held() -> None:
     text = "Is AB 12 34 56 C yours? No CE here."
     redactor = StreamRedactor()
@@ -107,7 +123,8 @@ def test_two_capitals_may_open_a_nino_and_are_held() -> None:
 
 SHORT_WORDS = (
     "So do it by mail to al@x.example or by the IBAN DE89 3704 0044 0532 0130 00 in a day. Is AB 12 34 56 C ok? "
-    "We ask the AB at 415 555 0100 or the 4111 1111 1111 1111 card on it."
+    "We ask the AB at 415 555 0100 or the 4111 1111 1111 1111 card on it. No,al@y.example! Yes;call 415 555 0199? "
+    "Hi,4111 1111 1111 1111, and GB,AB 12 34 56 C."
 )
 
 
