@@ -63,7 +63,7 @@ def pick_threshold(dev: list[tuple[LabelledSet, list[str]]], model: LinearModel,
 def main(argv: list[str] | None = None) -> int:
     """Fit, pick the threshold, print the dev figures, write the model."""
     parser = argparse.ArgumentParser(prog="bench.train_injection", description=__doc__.split("\n")[0])
-    parser.add_argument("--l2", type=float, default=1e-4, help="L2 penalty on the weights")
+    parser.add_argument("--l2", type=float, default=3e-4, help="L2 penalty on the weights")
     parser.add_argument("--epochs", type=int, default=300, help="full-batch Adam steps")
     parser.add_argument("--max-dev-fpr", type=float, default=0.005, help="on the pooled benign dev texts")
     parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the model")
