@@ -10,9 +10,10 @@ from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from backend.accounts.limiter import LoginLimiter
+from backend.accounts.oidc import SsoProvider
 from backend.accounts.service import Accounts
 from backend.accounts.sqlite import SqliteAccountStore
-from backend.api import auth, chat, documents, errors, health, keys, openai, runs, search, threads, users
+from backend.api import auth, chat, documents, errors, health, keys, oidc, openai, runs, search, threads, users
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.api.security import authenticated
@@ -127,7 +128,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             expose_headers=[openai.THREAD_HEADER],
         )
     errors.install(app)
-    for module in (health, auth):  # public: the rest needs a signed-in user when RAG_AUTH=local
+    app.state.sso = SsoProvider(app.state.settings) if app.state.settings.oidc_issuer else None
+    for module in (health, auth, oidc):  # public: the rest needs a signed-in user when RAG_AUTH=local
         app.include_router(module.router)
     for module in (chat, runs, threads, documents, search, users, keys, openai):
         app.include_router(module.router, dependencies=[Depends(authenticated)])

@@ -280,6 +280,22 @@ class Settings(BaseSettings):
     session_hours: float = Field(24.0 * 14, gt=0, description="Hours a sign-in session lasts without use.")
     login_attempts: int = Field(5, ge=1, description="Failed sign-ins per address and e-mail before a pause.")
     login_window_seconds: float = Field(900.0, gt=0, description="Window the failed sign-ins are counted over.")
+    oidc_issuer: str = Field(
+        "", description="OpenID Connect issuer URL for single sign-on (with RAG_AUTH=local); empty: no SSO."
+    )
+    oidc_client_id: str = Field("", description="Client id registered for Ragline at the OpenID provider.")
+    oidc_client_secret: SecretStr = Field(SecretStr(""), description="Its client secret.")
+    oidc_allowed_domains: list[str] = Field(
+        default_factory=list,
+        description="E-mail domains whose people get an account at their first SSO sign-in; anyone else signs in "
+        "by SSO only when an admin has made an account with their e-mail.",
+    )
+    oidc_name: str = Field("SSO", description="The provider's name on the sign-in button.")
+    oidc_redirect_url: str = Field(
+        "",
+        description="Callback URL the provider sends the browser back to, as the browser sees Ragline (…"
+        "/api/auth/oidc/callback); empty: this request's own URL.",
+    )
 
     # OpenAI-compatible API (/v1)
     api_keys: SecretStr = Field(
@@ -318,6 +334,9 @@ class Settings(BaseSettings):
         self.openai_embed_base_url = self.openai_embed_base_url and openai_url(self.openai_embed_base_url)
         if self.chunk_overlap_tokens >= self.chunk_target_tokens:
             raise ValueError("RAG_CHUNK_OVERLAP_TOKENS must be smaller than RAG_CHUNK_TARGET_TOKENS")
+        if self.oidc_issuer and (self.auth != "local" or not self.oidc_client_id):
+            raise ValueError("RAG_OIDC_ISSUER needs RAG_AUTH=local and RAG_OIDC_CLIENT_ID")
+        self.oidc_allowed_domains = [d.strip().lower().lstrip("@") for d in self.oidc_allowed_domains if d.strip()]
         return self
 
     @property

@@ -65,10 +65,14 @@ class Accounts:
             log.warning("sign-in failed for %r from %s", email, address)
             return None
         self.limiter.succeeded(address, email)
-        token = new_secret()
-        await self.store.create_session(digest(token), found[0].id, now(), _later(self.session_life))
         log.info("user %s signed in from %s", found[0].id, address)
-        return SignedIn(found[0], token)
+        return await self.open_session(found[0])
+
+    async def open_session(self, user: User) -> SignedIn:
+        """A new session for a user whose identity was checked (a password, or a provider's signed ID token)."""
+        token = new_secret()
+        await self.store.create_session(digest(token), user.id, now(), _later(self.session_life))
+        return SignedIn(user, token)
 
     async def session_user(self, token: str) -> User | None:
         """The user of a live session (its expiry slides forward with use), or None."""

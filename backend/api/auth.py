@@ -32,7 +32,7 @@ def _accounts_on(request: Request) -> Accounts:
     return accounts_of(request)
 
 
-def _start_session(request: Request, response: Response, user: User, token: str) -> SignedIn:
+def start_session(request: Request, response: Response, user: User, token: str) -> SignedIn:
     hours = request.app.state.settings.session_hours
     response.set_cookie(
         SESSION_COOKIE,
@@ -57,6 +57,7 @@ async def status(request: Request) -> AuthStatus:
     """How this server signs people in, whether the first admin must still be created, and who is asking."""
     if request.app.state.settings.auth == "off":
         return AuthStatus(mode="off", setup_needed=False)
+    sso = getattr(request.app.state, "sso", None)
     accounts = accounts_of(request)
     try:
         principal = await identify(request)
@@ -65,7 +66,13 @@ async def status(request: Request) -> AuthStatus:
     user = principal.user if principal else None
     csrf = csrf_token(principal.session) if principal and principal.session else None
     setup_needed = await accounts.store.count_users() == 0
-    return AuthStatus(mode="local", setup_needed=setup_needed, user=user and user_out(user), csrf_token=csrf)
+    return AuthStatus(
+        mode="local",
+        setup_needed=setup_needed,
+        user=user and user_out(user),
+        csrf_token=csrf,
+        sso=sso.name if sso else None,
+    )
 
 
 @router.post("/setup", response_model=SignedIn, status_code=201, responses=responses(404, 409, 422))
@@ -83,7 +90,7 @@ async def setup(body: SetupRequest, request: Request, response: Response, servic
     await adopt_local_threads(services, admin)
     signed = await accounts.sign_in(body.email.strip(), body.password, request.client.host if request.client else "")
     assert signed is not None  # the account was just created with this password
-    return _start_session(request, response, signed.user, signed.token)
+    return start_session(request, response, signed.user, signed.token)
 
 
 @router.post("/login", response_model=SignedIn, responses=responses(401, 404, 422, 429))
@@ -99,7 +106,7 @@ async def login(body: LoginRequest, request: Request, response: Response) -> Sig
         raise HTTPException(429, detail, headers={"Retry-After": str(wait)}) from None
     if signed is None:
         raise HTTPException(401, WRONG)
-    return _start_session(request, response, signed.user, signed.token)
+    return start_session(request, response, signed.user, signed.token)
 
 
 @router.post("/logout", status_code=204, responses=responses(401, 403), dependencies=[Depends(authenticated)])

@@ -24,7 +24,7 @@ DESCRIPTIONS = {
     415: "Unsupported file type.",
     422: "The request is malformed or a value is not allowed; the message says which and why.",
     429: "Too many attempts; the Retry-After header says how many seconds to wait.",
-    502: "The model server reported an error.",
+    502: "The model server (or the single sign-on provider) reported an error or could not be reached.",
     503: "The model server could not be reached.",
 }
 

@@ -49,7 +49,14 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
-PUBLIC = {("get", "/api/health"), ("get", "/api/auth/status"), ("post", "/api/auth/setup"), ("post", "/api/auth/login")}
+PUBLIC = {
+    ("get", "/api/health"),
+    ("get", "/api/auth/status"),
+    ("post", "/api/auth/setup"),
+    ("post", "/api/auth/login"),
+    ("get", "/api/auth/oidc/login"),  # single sign-on: the provider vouches for the person
+    ("get", "/api/auth/oidc/callback"),
+}
 
 
 def document_sign_in(schema: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ EMAIL = Field(min_length=3, max_length=254, pattern=EMAIL_PATTERN, description="
 PASSWORD = Field(min_length=8, max_length=1024, description="8 to 1024 characters.")
 CSRF_HEADER = "X-CSRF-Token"
 SESSION_COOKIE = "ragline_session"
+SSO_LOGIN = "/api/auth/oidc/login"
 
 
 class UserOut(BaseModel):
@@ -30,6 +31,9 @@ class AuthStatus(BaseModel):
     user: UserOut | None = Field(None, description="The signed-in user, if any.")
     csrf_token: str | None = Field(
         None, description=f"Send it as the {CSRF_HEADER} header on writes authenticated by the session cookie."
+    )
+    sso: str | None = Field(
+        None, description=f"Name of the single sign-on provider, when there is one: GET {SSO_LOGIN} signs in there."
     )
 
 

@@ -1,5 +1,6 @@
 "use client";
-/** /sign-in: the first-run admin setup while no account exists, the e-mail and password sign-in afterwards. */
+/** /sign-in: the first-run admin setup while no account exists, the e-mail and password sign-in afterwards (and
+ * single sign-on when the server has a provider: a plain link, since the browser itself goes to the provider). */
 import { useEffect, useState } from "react";
 import { authApi, type AuthStatus } from "@/lib/auth";
 import { ApiError } from "@/lib/sse";
@@ -88,6 +89,11 @@ export function SignInView() {
         <button className="button" type="submit" disabled={busy}>
           {setup ? "Create account and sign in" : "Sign in"}
         </button>
+        {status.sso && !setup && (
+          <a className="button button-secondary" href="/api/auth/oidc/login">
+            Sign in with {status.sso}
+          </a>
+        )}
       </form>
     </main>
   );

@@ -16,7 +16,14 @@ from backend.tests.api.auth_helpers import PASSWORD, chat, client_of, sign_in
 from backend.tests.conftest import fake_settings
 from bench.lib.sse import parse_sse
 
-PUBLIC = {("get", "/api/health"), ("get", "/api/auth/status"), ("post", "/api/auth/setup"), ("post", "/api/auth/login")}
+PUBLIC = {
+    ("get", "/api/health"),
+    ("get", "/api/auth/status"),
+    ("post", "/api/auth/setup"),
+    ("post", "/api/auth/login"),
+    ("get", "/api/auth/oidc/login"),  # single sign-on: the provider vouches for the person
+    ("get", "/api/auth/oidc/callback"),
+}
 
 
 @pytest.fixture
@@ -41,6 +48,7 @@ async def test_a_fresh_install_asks_for_setup_then_setup_signs_the_admin_in(app)
             "setup_needed": True,
             "user": None,
             "csrf_token": None,
+            "sso": None,
         }
         created = await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
         assert created.status_code == 201 and created.json()["user"]["role"] == "admin"
