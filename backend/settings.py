@@ -280,6 +280,14 @@ class Settings(BaseSettings):
     session_hours: float = Field(24.0 * 14, gt=0, description="Hours a sign-in session lasts without use.")
     login_attempts: int = Field(5, ge=1, description="Failed sign-ins per address and e-mail before a pause.")
     login_window_seconds: float = Field(900.0, gt=0, description="Window the failed sign-ins are counted over.")
+    trusted_header: str = Field(
+        "",
+        description="Header naming the signed-in person's e-mail, set by an authenticating proxy in front (for example "
+        "X-Forwarded-Email); believed only from RAG_TRUSTED_PROXIES; empty: off.",
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list, description="Addresses or networks (CIDR) of the proxies RAG_TRUSTED_HEADER comes from."
+    )
     oidc_issuer: str = Field(
         "", description="OpenID Connect issuer URL for single sign-on (with RAG_AUTH=local); empty: no SSO."
     )
@@ -334,6 +342,13 @@ class Settings(BaseSettings):
         self.openai_embed_base_url = self.openai_embed_base_url and openai_url(self.openai_embed_base_url)
         if self.chunk_overlap_tokens >= self.chunk_target_tokens:
             raise ValueError("RAG_CHUNK_OVERLAP_TOKENS must be smaller than RAG_CHUNK_TARGET_TOKENS")
+        if self.trusted_header and (self.auth != "local" or not self.trusted_proxies):
+            raise ValueError("RAG_TRUSTED_HEADER needs RAG_AUTH=local and RAG_TRUSTED_PROXIES")
+        for proxy in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(proxy.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"RAG_TRUSTED_PROXIES: {proxy!r} is not an address or a network (CIDR)") from None
         if self.oidc_issuer and (self.auth != "local" or not self.oidc_client_id):
             raise ValueError("RAG_OIDC_ISSUER needs RAG_AUTH=local and RAG_OIDC_CLIENT_ID")
         self.oidc_allowed_domains = [d.strip().lower().lstrip("@") for d in self.oidc_allowed_domains if d.strip()]
@@ -343,6 +358,14 @@ class Settings(BaseSettings):
     def api_key_list(self) -> list[str]:
         """The keys /v1 accepts; none means /v1 needs no key."""
         return [k.strip() for k in self.api_keys.get_secret_value().split(",") if k.strip()]
+
+    def trusted_proxy(self, address: str) -> bool:
+        """Whether a client address is one of RAG_TRUSTED_PROXIES."""
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in ipaddress.ip_network(p.strip(), strict=False) for p in self.trusted_proxies)
 
     @property
     def exposed_without_auth(self) -> bool:

@@ -10,7 +10,7 @@ from backend.accounts.store import NotFirstUser, User
 from backend.accounts.tokens import csrf_token
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
-from backend.api.security import PrincipalDep, accounts_of, authenticated, identify
+from backend.api.security import Principal, PrincipalDep, accounts_of, authenticated, identify
 from backend.contract.auth import SESSION_COOKIE, AuthStatus, LoginRequest, SetupRequest, SignedIn, UserOut
 from backend.memory.conversations import LOCAL_OWNER
 
@@ -53,8 +53,9 @@ async def adopt_local_threads(services: Services, admin: User) -> None:
 
 
 @router.get("/status", response_model=AuthStatus)
-async def status(request: Request) -> AuthStatus:
-    """How this server signs people in, whether the first admin must still be created, and who is asking."""
+async def status(request: Request, response: Response) -> AuthStatus:
+    """How this server signs people in, whether the first admin must still be created, and who is asking (a person
+    the trusted proxy header names gets their session here)."""
     if request.app.state.settings.auth == "off":
         return AuthStatus(mode="off", setup_needed=False)
     sso = getattr(request.app.state, "sso", None)
@@ -64,6 +65,10 @@ async def status(request: Request) -> AuthStatus:
     except HTTPException:  # an ended session or a revoked key: simply not signed in
         principal = None
     user = principal.user if principal else None
+    if principal and principal.by_proxy and user:
+        signed = await accounts.open_session(user)
+        start_session(request, response, user, signed.token)
+        principal = Principal(user, signed.token)
     csrf = csrf_token(principal.session) if principal and principal.session else None
     setup_needed = await accounts.store.count_users() == 0
     return AuthStatus(

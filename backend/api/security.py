@@ -2,19 +2,24 @@
 
 With RAG_AUTH=off every request is the one local person. With RAG_AUTH=local every route but the public ones
 (health, auth status, setup, sign-in) depends on `authenticated`: a bearer API key, or the session cookie plus the
-CSRF header on writes. Failures are a 401 (403 for a missing CSRF token) that says what to send, and are logged.
+CSRF header on writes. Behind an authenticating proxy (RAG_TRUSTED_HEADER from RAG_TRUSTED_PROXIES) the header names
+the person; reads need nothing more, and GET /api/auth/status opens their session so that writes carry a CSRF token
+as everywhere else (a cross-site form sent through the proxy would carry the header, never the token). Failures
+are a 401 (403 for a missing CSRF token) that says what to send, and are logged.
 """
 
 import logging
+import re
+import secrets
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 
 from backend.accounts.service import Accounts
-from backend.accounts.store import User
+from backend.accounts.store import EmailTaken, NotFirstUser, User
 from backend.accounts.tokens import KEY_PREFIX, csrf_token, same
-from backend.contract.auth import CSRF_HEADER, SESSION_COOKIE
+from backend.contract.auth import CSRF_HEADER, EMAIL_PATTERN, SESSION_COOKIE
 from backend.memory.conversations import LOCAL_OWNER
 
 log = logging.getLogger(__name__)
@@ -28,6 +33,7 @@ class Principal:
 
     user: User | None
     session: str | None = None  # the session token, when the cookie authenticated the request
+    by_proxy: bool = False  # RAG_TRUSTED_HEADER named the user and no session of theirs came with the request
 
     @property
     def owner(self) -> str:
@@ -62,13 +68,44 @@ async def identify(request: Request) -> Principal | None:
         if user is None:
             raise _refuse(request, 401, "unknown or revoked API key", f"The API key is unknown or revoked; {SIGN_IN}")
         return Principal(user)
+    proxied = await proxy_user(request, accounts)
     session = request.cookies.get(SESSION_COOKIE)
     if not session:
-        return None
+        return proxied and Principal(proxied, by_proxy=True)
     user = await accounts.session_user(session)
+    if proxied is not None and (user is None or user.id != proxied.id):  # the proxy decides who this is
+        return Principal(proxied, by_proxy=True)
     if user is None:
         raise _refuse(request, 401, "expired or unknown session", f"Your session has ended; {SIGN_IN}")
     return Principal(user, session)
+
+
+async def proxy_user(request: Request, accounts: Accounts) -> User | None:
+    """The account RAG_TRUSTED_HEADER names, made at its first request; None without the header or when the
+    request did not come from RAG_TRUSTED_PROXIES (then the header is ignored and that is logged)."""
+    settings = request.app.state.settings
+    if not settings.trusted_header or not (email := request.headers.get(settings.trusted_header, "").strip()):
+        return None
+    client = request.client.host if request.client else ""
+    if not settings.trusted_proxy(client):
+        log.warning("ignored %s from %s: not one of RAG_TRUSTED_PROXIES", settings.trusted_header, client)
+        return None
+    if not re.fullmatch(EMAIL_PATTERN, email) or len(email) > 254:
+        raise _refuse(request, 401, f"{settings.trusted_header} is not an e-mail", "The proxy sent no valid e-mail")
+    if found := await accounts.store.user_by_email(email):
+        return found[0]
+    secret = secrets.token_urlsafe(32)  # no password: this account signs in through the proxy (or SSO)
+    try:
+        try:  # on a fresh install the first person the proxy names is the admin, as first-run setup makes one
+            user = await accounts.create_user(email, "", secret, "admin", only_if_first=True)
+        except NotFirstUser:
+            user = await accounts.create_user(email, "", secret, "user")
+    except EmailTaken:  # made by a request running at the same time
+        again = await accounts.store.user_by_email(email)
+        assert again is not None
+        return again[0]
+    log.info("%s account %s made for %s, named by %s", user.role, user.id, email, settings.trusted_header)
+    return user
 
 
 async def authenticated(request: Request) -> Principal:
@@ -78,6 +115,9 @@ async def authenticated(request: Request) -> Principal:
     principal = await identify(request)
     if principal is None:
         raise _refuse(request, 401, "no credentials", f"Not signed in: {SIGN_IN}")
+    if principal.by_proxy and request.method not in SAFE_METHODS:
+        detail = f"Load Ragline first: GET /api/auth/status starts your session and gives the {CSRF_HEADER} for writes"
+        raise _refuse(request, 403, "a write named by the proxy header without its session", detail)
     if principal.session and request.method not in SAFE_METHODS:
         given = request.headers.get(CSRF_HEADER, "")
         if not given or not same(given, csrf_token(principal.session)):

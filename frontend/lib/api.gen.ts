@@ -113,7 +113,8 @@ export interface paths {
         };
         /**
          * Status
-         * @description How this server signs people in, whether the first admin must still be created, and who is asking.
+         * @description How this server signs people in, whether the first admin must still be created, and who is asking (a person
+         *     the trusted proxy header names gets their session here).
          */
         get: operations["status_api_auth_status_get"];
         put?: never;
