@@ -114,6 +114,25 @@ class DocumentOut(BaseModel):
     progress: float
     error: str | None
     flagged: int = 0  # chunks that read like instructions to the model; never given to it
+    collection: str = ""  # the id of its collection (GET /api/collections); "" with RAG_AUTH=off
+
+
+class CollectionOut(BaseModel):
+    """A collection the signed-in user may read (GET /api/collections)."""
+
+    id: str
+    name: str
+    kind: Literal["personal", "team"]
+    users_write: bool  # a team collection users may add to (admins always may)
+    can_write: bool  # whether you may upload into it and delete its documents
+    created_at: str
+
+
+class NewCollection(BaseModel):
+    """A team collection to create (admins only)."""
+
+    name: str = Field(min_length=1, max_length=80, description="shown in the upload picker; unique among teams")
+    users_write: bool = Field(default=False, description="users may upload into it too, not only admins")
 
 
 class PageSpan(BaseModel):

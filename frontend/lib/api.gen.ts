@@ -127,6 +127,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Collections
+         * @description The collections you may read, your personal one first (made now if it is new), with whether you may write.
+         */
+        get: operations["list_collections_api_collections_get"];
+        put?: never;
+        /**
+         * Create Collection
+         * @description Create a team collection every signed-in user reads (admins only); `users_write` lets users add to it.
+         */
+        post: operations["create_collection_api_collections_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/documents": {
         parameters: {
             query?: never;
@@ -136,13 +160,14 @@ export interface paths {
         };
         /**
          * List Documents
-         * @description Every document with its status (also feeds @mention autocomplete).
+         * @description Every document you may read, with its status (also feeds @mention autocomplete).
          */
         get: operations["list_documents_api_documents_get"];
         put?: never;
         /**
          * Upload Documents
-         * @description Accept files: each is checked and parsed now (4xx when bad) and embedded in the background.
+         * @description Accept files into a collection you may write: each is checked and parsed now (4xx when bad) and embedded in
+         *     the background.
          */
         post: operations["upload_documents_api_documents_post"];
         delete?: never;
@@ -167,7 +192,7 @@ export interface paths {
         post?: never;
         /**
          * Delete Document
-         * @description Remove a document from every index.
+         * @description Remove a document from every index (you must be allowed to write its collection).
          */
         delete: operations["delete_document_api_documents__doc_id__delete"];
         options?: never;
@@ -370,7 +395,8 @@ export interface paths {
         put?: never;
         /**
          * Search
-         * @description Hybrid search, neighbour expansion, dedupe and rerank; k results, no context budget.
+         * @description Hybrid search over the documents you may read, neighbour expansion, dedupe and rerank; k results, no context
+         *     budget.
          */
         post: operations["search_api_search_post"];
         delete?: never;
@@ -504,7 +530,8 @@ export interface paths {
         post?: never;
         /**
          * Delete User
-         * @description Remove an account with its sessions, API keys and threads (admins only; not your own account).
+         * @description Remove an account with its sessions, API keys, threads and personal collection with its documents (admins
+         *     only; not your own account).
          */
         delete: operations["delete_user_api_users__user_id__delete"];
         options?: never;
@@ -541,7 +568,8 @@ export interface paths {
         };
         /**
          * List the models
-         * @description ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document>.
+         * @description ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document> for each
+         *     document you may read.
          */
         get: operations["list_models_v1_models_get"];
         put?: never;
@@ -648,6 +676,11 @@ export interface components {
         };
         /** Body_upload_documents_api_documents_post */
         Body_upload_documents_api_documents_post: {
+            /**
+             * Collection
+             * @description the collection's id (GET /api/collections); default: yours
+             */
+            collection?: string | null;
             /**
              * Files
              * @description one or more documents
@@ -954,6 +987,27 @@ export interface components {
             sentence: string;
         };
         /**
+         * CollectionOut
+         * @description A collection the signed-in user may read (GET /api/collections).
+         */
+        CollectionOut: {
+            /** Can Write */
+            can_write: boolean;
+            /** Created At */
+            created_at: string;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "personal" | "team";
+            /** Name */
+            name: string;
+            /** Users Write */
+            users_write: boolean;
+        };
+        /**
          * ContentPart
          * @description One part of a message's content: {"type": "text", "text": ...}; other types are refused by the route.
          */
@@ -993,6 +1047,11 @@ export interface components {
         DocumentOut: {
             /** Chunks */
             chunks: number;
+            /**
+             * Collection
+             * @default
+             */
+            collection: string;
             /** Error */
             error: string | null;
             /**
@@ -1286,6 +1345,23 @@ export interface components {
             object: "list";
         };
         /**
+         * NewCollection
+         * @description A team collection to create (admins only).
+         */
+        NewCollection: {
+            /**
+             * Name
+             * @description shown in the upload picker; unique among teams
+             */
+            name: string;
+            /**
+             * Users Write
+             * @description users may upload into it too, not only admins
+             * @default false
+             */
+            users_write: boolean;
+        };
+        /**
          * NewUser
          * @description Body of POST /api/users (admins only).
          */
@@ -1363,6 +1439,8 @@ export interface components {
          * @description A source as clients see it: a passage numbered S1, S2, … by the thread's citation ledger, without its text.
          */
         PublicSource: {
+            /** Available */
+            available?: boolean;
             /** Chunk */
             chunk: number;
             /** Chunks */
@@ -1903,7 +1981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2105,6 +2183,113 @@ export interface operations {
             };
         };
     };
+    list_collections_api_collections_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionOut"][];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_collection_api_collections_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewCollection"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionOut"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_documents_api_documents_get: {
         parameters: {
             query?: never;
@@ -2145,6 +2330,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadAccepted"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too large; the message says which limit. */
@@ -2233,6 +2436,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description No such object (or not yours). */
             404: {
@@ -2426,7 +2638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2482,7 +2694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2980,7 +3192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3031,7 +3243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3096,7 +3308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
