@@ -12,7 +12,21 @@ from fastapi.middleware.cors import CORSMiddleware
 from backend.accounts.limiter import LoginLimiter
 from backend.accounts.service import Accounts
 from backend.accounts.sqlite import SqliteAccountStore
-from backend.api import auth, chat, collections, documents, errors, health, keys, openai, runs, search, threads, users
+from backend.api import (
+    auth,
+    chat,
+    collections,
+    documents,
+    errors,
+    groups,
+    health,
+    keys,
+    openai,
+    runs,
+    search,
+    threads,
+    users,
+)
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.api.security import authenticated
@@ -130,7 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     for module in (health, auth):  # public: the rest needs a signed-in user when RAG_AUTH=local
         app.include_router(module.router)
-    for module in (chat, runs, threads, documents, collections, search, users, keys, openai):
+    for module in (chat, runs, threads, documents, collections, search, users, groups, keys, openai):
         app.include_router(module.router, dependencies=[Depends(authenticated)])
     install_openapi(app)
     return app

@@ -137,7 +137,7 @@ async def get_document_file(doc_id: str, services: ServicesDep, principal: Princ
 async def delete_document(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> None:
     """Remove a document from every index (you must be allowed to write its collection)."""
     record = await _existing(services, doc_id, principal)
-    if (reader := reader_of(principal)) is not None:
+    if (reader := await reader_of(services, principal)) is not None:
         collection = await services.knowledge.collections.collection(record.collection)
         if collection is None or not may_write(reader, collection):
             log.warning("user %s refused: delete of %s in a collection they may not write", reader.user_id, doc_id)

@@ -1,13 +1,15 @@
 """Collections: every document belongs to one, and who may read or write a collection is decided here only.
 
-A personal collection per user (made on first use) and team collections an admin makes: every signed-in user reads
-a team collection; admins write it, and users too when it is marked `users_write`. Nobody else reads a personal
-collection, admins included. `readable_documents` is the one function that turns this rule into the set of
-document ids a reader may see; search, mentions, the probe, the documents routes and citations all use it.
+A personal collection per user (made on first use) and collections an admin makes. Every signed-in user reads a
+team collection; admins write it, and users too when it is marked `users_write`. A group collection is read by the
+members of the groups it is shared with (and admins), and written by admins and the members of the groups it is
+shared with for writing. Nobody else reads a personal collection, admins included. `readable_documents` is the one
+function that turns this rule into the set of document ids a reader may see; search, mentions, the probe, the
+documents routes and citations all use it.
 
 The records live beside the document registry (knowledge.sqlite): `documents.collection` holds a document's
 collection id, "" for one filed in none (made with RAG_AUTH=off or by the CLI, adopted by the first admin's team
-collection when accounts are on).
+collection when accounts are on). Groups and their members live with the accounts (backend/accounts).
 """
 
 import asyncio
@@ -21,33 +23,41 @@ from backend.clock import now
 from backend.rag.index import KnowledgeIndex
 
 log = logging.getLogger(__name__)
-Kind = Literal["personal", "team"]
+Kind = Literal["personal", "team", "group"]
+Access = Literal["read", "write"]
 TEAM = "team"  # the name of the team collection documents from before accounts move into
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('personal', 'team')),
+    kind TEXT NOT NULL CHECK (kind IN ('personal', 'team', 'group')),
     owner TEXT NOT NULL,
     users_write INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS collections_personal ON collections(owner) WHERE kind = 'personal';
-CREATE UNIQUE INDEX IF NOT EXISTS collections_team_name ON collections(name COLLATE NOCASE) WHERE kind = 'team';
+CREATE UNIQUE INDEX IF NOT EXISTS collections_team_name ON collections(name COLLATE NOCASE) WHERE kind != 'personal';
+CREATE TABLE IF NOT EXISTS collection_groups (
+    collection_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    access TEXT NOT NULL CHECK (access IN ('read', 'write')),
+    PRIMARY KEY (collection_id, group_id)
+);
 """
 _COLUMNS = "id, name, kind, owner, users_write, created_at"
 
 
 class NameTaken(Exception):
-    """A team collection with this name exists already."""
+    """A team or group collection with this name exists already."""
 
 
 @dataclass(frozen=True)
 class Reader:
-    """Who asks, as far as collections care: an account id and whether it is an admin."""
+    """Who asks, as far as collections care: an account id, whether it is an admin, and its groups' ids."""
 
     user_id: str
     is_admin: bool = False
+    groups: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -60,17 +70,28 @@ class CollectionRecord:
     owner: str  # the user id of the personal collection's person, or of the admin who made a team collection
     users_write: bool
     created_at: str
+    groups: tuple[tuple[str, Access], ...] = ()  # a group collection's (group id, access) shares
+
+
+def _shared(reader: Reader, collection: CollectionRecord) -> set[Access]:
+    return {access for group, access in collection.groups if group in reader.groups}
 
 
 def may_read(reader: Reader, collection: CollectionRecord) -> bool:
-    """The read rule: a team collection is everyone's; a personal one its owner's only."""
+    """The read rule: a team collection is everyone's; a group one its groups' (and admins'); a personal one its
+    owner's only."""
+    if collection.kind == "group":
+        return reader.is_admin or bool(_shared(reader, collection))
     return collection.kind == "team" or collection.owner == reader.user_id
 
 
 def may_write(reader: Reader, collection: CollectionRecord) -> bool:
-    """The write rule: one's personal collection; a team collection for admins, or users when it says so."""
+    """The write rule: one's personal collection; a team collection for admins, or users when it says so; a group
+    collection for admins and the groups it is shared with for writing."""
     if collection.kind == "personal":
         return collection.owner == reader.user_id
+    if collection.kind == "group":
+        return reader.is_admin or "write" in _shared(reader, collection)
     return reader.is_admin or collection.users_write
 
 
@@ -86,8 +107,11 @@ class CollectionStore(Protocol):
     async def personal(self, user_id: str) -> CollectionRecord:
         """The user's personal collection, made on first use."""
 
-    async def create_team(self, name: str, owner: str, users_write: bool) -> CollectionRecord:
-        """A new team collection (NameTaken when one has the name)."""
+    async def create(self, name: str, kind: Kind, owner: str, users_write: bool = False) -> CollectionRecord:
+        """A new team or group collection (NameTaken when one has the name)."""
+
+    async def share(self, collection_id: str, group_id: str, access: Access | None) -> None:
+        """Share a group collection with a group for reading or writing, or stop sharing it (None)."""
 
     async def visible(self, reader: Reader) -> list[CollectionRecord]:
         """The collections the reader may read, personal first, then by name."""
@@ -102,8 +126,8 @@ class CollectionStore(Protocol):
         """Remove the user's personal collection; the ids of its documents, now readable by nobody, to delete."""
 
 
-def _record(row: sqlite3.Row) -> CollectionRecord:
-    return CollectionRecord(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
+def _record(row: sqlite3.Row, shares: dict[str, list[tuple[str, Access]]]) -> CollectionRecord:
+    return CollectionRecord(row[0], row[1], row[2], row[3], bool(row[4]), row[5], tuple(shares.get(row[0], [])))
 
 
 class SqliteCollections:
@@ -121,11 +145,19 @@ class SqliteCollections:
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 c.execute(statement)
 
+    def _select(self, where: str, args: tuple) -> list[CollectionRecord]:
+        """Collections matching a WHERE clause, with their group shares: personal first, then team, then group."""
+        order = "CASE kind WHEN 'personal' THEN 0 WHEN 'team' THEN 1 ELSE 2 END, name COLLATE NOCASE, id"
+        rows = self.index.rows(f"SELECT {_COLUMNS} FROM collections WHERE {where} ORDER BY {order}", args)
+        shares: dict[str, list[tuple[str, Access]]] = {}
+        for row in self.index.rows("SELECT collection_id, group_id, access FROM collection_groups ORDER BY group_id"):
+            shares.setdefault(row[0], []).append((row[1], row[2]))
+        return [_record(r, shares) for r in rows]
+
     async def collection(self, collection_id: str) -> CollectionRecord | None:
         """One collection by id."""
-        sql = f"SELECT {_COLUMNS} FROM collections WHERE id = ?"
-        rows = await asyncio.to_thread(self.index.rows, sql, (collection_id,))
-        return _record(rows[0]) if rows else None
+        found = await asyncio.to_thread(self._select, "id = ?", (collection_id,))
+        return found[0] if found else None
 
     async def personal(self, user_id: str) -> CollectionRecord:
         """The user's personal collection, made on first use."""
@@ -140,13 +172,29 @@ class SqliteCollections:
             row = c.execute(
                 f"SELECT {_COLUMNS} FROM collections WHERE kind = 'personal' AND owner = ?", (user_id,)
             ).fetchone()
-        return _record(row)
+        return _record(row, {})
 
-    async def create_team(self, name: str, owner: str, users_write: bool) -> CollectionRecord:
-        """A new team collection (NameTaken when one has the name)."""
-        record = CollectionRecord(uuid.uuid4().hex[:16], name, "team", owner, users_write, now())
+    async def create(self, name: str, kind: Kind, owner: str, users_write: bool = False) -> CollectionRecord:
+        """A new team or group collection (NameTaken when one has the name)."""
+        record = CollectionRecord(uuid.uuid4().hex[:16], name, kind, owner, users_write and kind == "team", now())
         await asyncio.to_thread(self._insert, record)
         return record
+
+    async def share(self, collection_id: str, group_id: str, access: Access | None) -> None:
+        """Share a group collection with a group for reading or writing, or stop sharing it (None)."""
+        if access is None:
+            sql, args = (
+                "DELETE FROM collection_groups WHERE collection_id = ? AND group_id = ?",
+                (collection_id, group_id),
+            )
+        else:
+            sql = "INSERT OR REPLACE INTO collection_groups (collection_id, group_id, access) VALUES (?, ?, ?)"
+            args = (collection_id, group_id, access)
+        await asyncio.to_thread(self._write, sql, args)
+
+    def _write(self, sql: str, args: tuple) -> None:
+        with self.index.transaction() as c:
+            c.execute(sql, args)
 
     def _insert(self, r: CollectionRecord) -> None:
         try:
@@ -160,9 +208,8 @@ class SqliteCollections:
 
     async def visible(self, reader: Reader) -> list[CollectionRecord]:
         """The collections the reader may read, personal first, then by name."""
-        sql = f"SELECT {_COLUMNS} FROM collections WHERE kind = 'team' OR owner = ? ORDER BY kind, name, id"
-        rows = await asyncio.to_thread(self.index.rows, sql, (reader.user_id,))
-        return [r for r in map(_record, rows) if may_read(reader, r)]
+        found = await asyncio.to_thread(self._select, "kind != 'personal' OR owner = ?", (reader.user_id,))
+        return [r for r in found if may_read(reader, r)]
 
     async def readable_documents(self, reader: Reader) -> frozenset[str]:
         """Ids of the documents in the collections `may_read` lets the reader read."""
@@ -186,6 +233,7 @@ class SqliteCollections:
             if row is None:
                 return []
             c.execute("DELETE FROM collections WHERE id = ?", (row[0],))
+            c.execute("DELETE FROM collection_groups WHERE collection_id = ?", (row[0],))
             return [r[0] for r in c.execute("SELECT id FROM documents WHERE collection = ?", (row[0],))]
 
     def _adopt(self, admin_id: str) -> int:

@@ -142,10 +142,35 @@ export interface paths {
         put?: never;
         /**
          * Create Collection
-         * @description Create a team collection every signed-in user reads (admins only); `users_write` lets users add to it.
+         * @description Create a collection (admins only): a team one every signed-in user reads (`users_write` lets users add to
+         *     it), or a group one only the groups it is shared with see (PUT /api/collections/{id}/groups/{group_id}).
          */
         post: operations["create_collection_api_collections_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/collections/{collection_id}/groups/{group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Share Collection
+         * @description Share a group collection with a group, for reading or for reading and writing (admins only).
+         */
+        put: operations["share_collection_api_collections__collection_id__groups__group_id__put"];
+        post?: never;
+        /**
+         * Unshare Collection
+         * @description Stop sharing a group collection with a group (admins only).
+         */
+        delete: operations["unshare_collection_api_collections__collection_id__groups__group_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -235,6 +260,54 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Groups
+         * @description Every group with its members' ids, by name (admins only).
+         */
+        get: operations["list_groups_api_groups_get"];
+        put?: never;
+        /**
+         * Create Group
+         * @description Create a group (admins only).
+         */
+        post: operations["create_group_api_groups_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/{group_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add Member
+         * @description Add a user to a group (admins only; again is a no-op).
+         */
+        put: operations["add_member_api_groups__group_id__members__user_id__put"];
+        post?: never;
+        /**
+         * Remove Member
+         * @description Remove a user from a group (admins only).
+         */
+        delete: operations["remove_member_api_groups__group_id__members__user_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -995,17 +1068,35 @@ export interface components {
             can_write: boolean;
             /** Created At */
             created_at: string;
+            /**
+             * Groups
+             * @default []
+             */
+            groups: components["schemas"]["CollectionShare"][];
             /** Id */
             id: string;
             /**
              * Kind
              * @enum {string}
              */
-            kind: "personal" | "team";
+            kind: "personal" | "team" | "group";
             /** Name */
             name: string;
             /** Users Write */
             users_write: boolean;
+        };
+        /**
+         * CollectionShare
+         * @description A group a group collection is shared with, for reading or for reading and writing.
+         */
+        CollectionShare: {
+            /**
+             * Access
+             * @enum {string}
+             */
+            access: "read" | "write";
+            /** Group Id */
+            group_id: string;
         };
         /**
          * ContentPart
@@ -1154,6 +1245,20 @@ export interface components {
             score: number;
             /** Sources */
             sources: string[];
+        };
+        /**
+         * GroupOut
+         * @description A group with the ids of its members.
+         */
+        GroupOut: {
+            /** Created At */
+            created_at: string;
+            /** Id */
+            id: string;
+            /** Members */
+            members: string[];
+            /** Name */
+            name: string;
         };
         /**
          * Health
@@ -1346,20 +1451,38 @@ export interface components {
         };
         /**
          * NewCollection
-         * @description A team collection to create (admins only).
+         * @description A team or group collection to create (admins only).
          */
         NewCollection: {
             /**
+             * Kind
+             * @description team: every user reads it; group: only the groups it is shared with
+             * @default team
+             * @enum {string}
+             */
+            kind: "team" | "group";
+            /**
              * Name
-             * @description shown in the upload picker; unique among teams
+             * @description shown in the upload picker; unique among them
              */
             name: string;
             /**
              * Users Write
-             * @description users may upload into it too, not only admins
+             * @description a team collection users may upload into, not only admins
              * @default false
              */
             users_write: boolean;
+        };
+        /**
+         * NewGroup
+         * @description A group to create (admins only); collections are shared with groups.
+         */
+        NewGroup: {
+            /**
+             * Name
+             * @description unique among groups, whatever its case
+             */
+            name: string;
         };
         /**
          * NewUser
@@ -1595,6 +1718,17 @@ export interface components {
              * @description 8 to 1024 characters.
              */
             password: string;
+        };
+        /**
+         * ShareRequest
+         * @description How a group may use a group collection.
+         */
+        ShareRequest: {
+            /**
+             * Access
+             * @enum {string}
+             */
+            access: "read" | "write";
         };
         /**
          * SignedIn
@@ -2290,6 +2424,124 @@ export interface operations {
             };
         };
     };
+    share_collection_api_collections__collection_id__groups__group_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection_id: string;
+                group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    unshare_collection_api_collections__collection_id__groups__group_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection_id: string;
+                group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_documents_api_documents_get: {
         parameters: {
             query?: never;
@@ -2527,6 +2779,236 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentText"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_groups_api_groups_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupOut"][];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_group_api_groups_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewGroup"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupOut"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    add_member_api_groups__group_id__members__user_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remove_member_api_groups__group_id__members__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such object (or not yours). */

@@ -188,3 +188,54 @@ async def test_deleting_a_user_removes_their_personal_documents_not_the_teams(ap
         assert index.document(secret_id) is None and index.document(shared) is not None
         found = (await ann_client.post("/api/search", json={"query": QUESTION}, headers=ann.headers())).json()
         assert all(r["doc_id"] != secret_id for r in found["results"])
+
+
+async def test_a_group_collection_is_read_by_its_groups_only_and_written_when_shared_for_writing(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client, client_of(app) as cy_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        made = await ann_client.post(
+            "/api/users", json={"email": "cy@team.org", "password": PASSWORD}, headers=ann.headers()
+        )
+        cy = await sign_in(cy_client, "cy@team.org")
+        group = (await ann_client.post("/api/groups", json={"name": "Board"}, headers=ann.headers())).json()
+        board = await ann_client.post(
+            "/api/collections", json={"name": "Minutes", "kind": "group"}, headers=ann.headers()
+        )
+        assert made.status_code == 201 and board.status_code == 201, board.text
+        board_id, share = board.json()["id"], f"/api/collections/{board.json()['id']}/groups/{group['id']}"
+        member = f"/api/groups/{group['id']}/members/{bob.user['id']}"
+        assert (await ann_client.put(member, headers=ann.headers())).status_code == 204
+        assert (await ann_client.put(share, json={"access": "read"}, headers=ann.headers())).status_code == 204
+        doc_id = (await upload(ann, "minutes.md", SECRET, board_id)).json()["documents"][0]["id"]
+        await app.state.services.knowledge.drain()
+
+        assert [g["members"] for g in (await ann_client.get("/api/groups")).json()] == [[bob.user["id"]]]
+        assert (await bob_client.get(f"/api/documents/{doc_id}")).status_code == 200
+        assert (await cy_client.get(f"/api/documents/{doc_id}")).status_code == 404
+        assert "minutes" not in (await cy_client.get("/api/documents")).text
+        assert board_id not in (await cy_client.get("/api/collections")).text
+        found = (await cy_client.post("/api/search", json={"query": QUESTION}, headers=cy.headers())).json()
+        assert found["results"] == []
+        assert (await upload(bob, "notes.md", PUBLIC, board_id)).status_code == 403
+        assert (await upload(cy, "notes.md", PUBLIC, board_id)).status_code == 404
+
+        assert (await ann_client.put(share, json={"access": "write"}, headers=ann.headers())).status_code == 204
+        assert (await upload(bob, "notes.md", PUBLIC, board_id)).status_code == 202
+        assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
+        assert (await bob_client.get(f"/api/documents/{doc_id}")).status_code == 404
+
+        team = (await ann_client.post("/api/collections", json={"name": "All"}, headers=ann.headers())).json()
+        bad = [
+            await ann_client.put(
+                f"/api/collections/{team['id']}/groups/{group['id']}", json={"access": "read"}, headers=ann.headers()
+            ),
+            await ann_client.put(
+                f"/api/collections/{board_id}/groups/nope", json={"access": "read"}, headers=ann.headers()
+            ),
+            await ann_client.put(share, json={"access": "admin"}, headers=ann.headers()),
+            await ann_client.put(f"/api/groups/{group['id']}/members/nobody", headers=ann.headers()),
+            await ann_client.post("/api/groups", json={"name": "board"}, headers=ann.headers()),
+            await bob_client.post("/api/groups", json={"name": "Mine"}, headers=bob.headers()),
+            await bob_client.put(share, json={"access": "write"}, headers=bob.headers()),
+        ]
+        assert [r.status_code for r in bad] == [422, 404, 422, 404, 409, 403, 403]

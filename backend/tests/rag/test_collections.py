@@ -31,15 +31,15 @@ async def kb(tmp_path) -> KnowledgeBase:
 async def _two_people(kb: KnowledgeBase) -> tuple[Reader, Reader, str, str]:
     """Ann (user) with a team document readable by all; Bob with the secret in his personal collection."""
     ann, bob = Reader("ann"), Reader("bob")
-    team = await kb.collections.create_team("Handbook", "admin", users_write=False)
+    team = await kb.collections.create("Handbook", "team", "admin")
     kb.ingestor.ingest("boats.md", PUBLIC, collection=team.id)
     bob_personal = await kb.collections.personal("bob")
     secret = kb.ingestor.ingest("salaries.md", SECRET, collection=bob_personal.id).record.id
     return ann, bob, team.id, secret
 
 
-def _record(kind: str, owner: str, users_write: bool = False) -> CollectionRecord:
-    return CollectionRecord("c", "c", kind, owner, users_write, "")  # type: ignore[arg-type]
+def _record(kind: str, owner: str, users_write: bool = False, groups: tuple = ()) -> CollectionRecord:
+    return CollectionRecord("c", "c", kind, owner, users_write, "", groups)  # type: ignore[arg-type]
 
 
 def test_rule_personal_is_its_owners_only_team_is_read_by_all_and_written_by_admins_or_when_marked():
@@ -48,6 +48,32 @@ def test_rule_personal_is_its_owners_only_team_is_read_by_all_and_written_by_adm
     assert not may_read(admin, _record("personal", "ann")) and not may_write(admin, _record("personal", "ann"))
     assert may_read(ann, _record("team", "root")) and not may_write(ann, _record("team", "root"))
     assert may_write(admin, _record("team", "root")) and may_write(ann, _record("team", "root", users_write=True))
+
+
+def test_rule_a_group_collection_is_its_groups_and_the_admins():
+    board = _record("group", "root", groups=(("readers", "read"), ("editors", "write")))
+    outsider, reader, editor = (
+        Reader("o"),
+        Reader("r", groups=frozenset({"readers"})),
+        Reader("e", False, frozenset({"editors"})),
+    )
+    assert not may_read(outsider, board) and not may_write(outsider, board)
+    assert may_read(reader, board) and not may_write(reader, board)
+    assert may_read(editor, board) and may_write(editor, board)
+    assert may_read(Reader("root", is_admin=True), board) and may_write(Reader("root", is_admin=True), board)
+
+
+async def test_group_members_read_a_group_collections_documents_and_nobody_else(kb):
+    board = await kb.collections.create("Board", "group", "root")
+    minutes = kb.ingestor.ingest("minutes.md", SECRET, collection=board.id).record.id
+    member, outsider = Reader("m", groups=frozenset({"g1"})), Reader("o", groups=frozenset({"g2"}))
+    assert minutes not in await kb.collections.readable_documents(member)
+    await kb.collections.share(board.id, "g1", "read")
+    assert minutes in await kb.collections.readable_documents(member)
+    assert minutes not in await kb.collections.readable_documents(outsider)
+    assert [c.name for c in await kb.collections.visible(member)] == ["Board"]
+    await kb.collections.share(board.id, "g1", None)
+    assert minutes not in await kb.collections.readable_documents(member)
 
 
 async def test_best_match_in_another_users_collection_never_reaches_search_probe_or_names(kb):
@@ -80,7 +106,7 @@ async def test_visible_collections_and_names_unique_per_collection_only(kb):
     assert [c.id for c in await kb.collections.visible(ann)] == [ann_personal.id, team_id]
     assert team_id in {c.id for c in await kb.collections.visible(bob)}
     with pytest.raises(NameTaken):
-        await kb.collections.create_team("handbook", "admin", users_write=True)
+        await kb.collections.create("handbook", "group", "admin")
 
 
 async def test_unfiled_documents_move_to_the_first_admins_team_collection(kb):
