@@ -189,7 +189,7 @@ export function DocumentsView() {
             <select value={target} onChange={(e) => setTarget(e.target.value)} aria-label="Upload into collection">
               {writable.map((c) => (
                 <option key={c.id} value={c.kind === "personal" ? "" : c.id}>
-                  {c.kind === "personal" ? "Personal (only you)" : `${c.name} (team)`}
+                  {c.kind === "personal" ? "Personal (only you)" : `${c.name} (${c.kind})`}
                 </option>
               ))}
             </select>
