@@ -13,7 +13,22 @@ from backend.accounts.limiter import LoginLimiter
 from backend.accounts.oidc import SsoProvider
 from backend.accounts.service import Accounts
 from backend.accounts.sqlite import SqliteAccountStore
-from backend.api import auth, chat, documents, errors, health, keys, oidc, openai, runs, search, threads, users
+from backend.api import (
+    auth,
+    chat,
+    collections,
+    documents,
+    errors,
+    groups,
+    health,
+    keys,
+    oidc,
+    openai,
+    runs,
+    search,
+    threads,
+    users,
+)
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.api.security import authenticated
@@ -83,6 +98,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             KnowledgeBase, settings, collection, models.embedding_function, models.embedding_model
         )
         await asyncio.to_thread(knowledge.warm_up)
+        await knowledge.collections.setup()
         async with knowledge.running():
             deps = GraphDeps(
                 chat_model=models.chat_model,
@@ -131,7 +147,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sso = SsoProvider(app.state.settings) if app.state.settings.oidc_issuer else None
     for module in (health, auth, oidc):  # public: the rest needs a signed-in user when RAG_AUTH=local
         app.include_router(module.router)
-    for module in (chat, runs, threads, documents, search, users, keys, openai):
+    for module in (chat, runs, threads, documents, collections, search, users, groups, keys, openai):
         app.include_router(module.router, dependencies=[Depends(authenticated)])
     install_openapi(app)
     return app

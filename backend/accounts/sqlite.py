@@ -6,7 +6,7 @@ transaction is ever held across an await.
 
 import sqlite3
 
-from backend.accounts.store import ApiKey, EmailTaken, NotFirstUser, User
+from backend.accounts.store import ApiKey, EmailTaken, Group, GroupTaken, NotFirstUser, User
 from backend.store.sqlite import SqliteDatabase
 
 _SCHEMA = """
@@ -37,6 +37,17 @@ CREATE TABLE IF NOT EXISTS api_keys (
     revoked_at TEXT
 );
 CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys(user_id);
+CREATE TABLE IF NOT EXISTS groups (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS group_members (
+    group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    PRIMARY KEY (group_id, user_id)
+);
+CREATE INDEX IF NOT EXISTS group_members_user ON group_members(user_id);
 """
 USER_COLUMNS = "id, email, display_name, role, created_at"
 KEY_COLUMNS = "id, user_id, name, prefix, created_at, last_used_at, revoked_at"
@@ -107,6 +118,7 @@ class SqliteAccountStore:
         def job(conn: sqlite3.Connection) -> bool:
             conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,))
             conn.execute("DELETE FROM api_keys WHERE user_id = ?", (user_id,))
+            conn.execute("DELETE FROM group_members WHERE user_id = ?", (user_id,))
             return conn.execute("DELETE FROM users WHERE id = ?", (user_id,)).rowcount > 0
 
         return await self._db.write(job)
@@ -171,3 +183,51 @@ class SqliteAccountStore:
             return _user(row[:-1])
 
         return await self._db.call(job)
+
+    async def create_group(self, group: Group) -> Group:
+        """Store a new group (GroupTaken when the name is used)."""
+
+        def job(conn: sqlite3.Connection) -> None:
+            try:
+                sql = "INSERT INTO groups (id, name, created_at) VALUES (?, ?, ?)"
+                conn.execute(sql, (group.id, group.name, group.created_at))
+            except sqlite3.IntegrityError as exc:
+                raise GroupTaken(group.name) from exc
+
+        await self._db.write(job)
+        return group
+
+    async def groups(self) -> list[Group]:
+        """Every group with its members, by name."""
+
+        def job(c: sqlite3.Connection) -> list[Group]:
+            rows = c.execute("SELECT id, name, created_at FROM groups ORDER BY name COLLATE NOCASE, id").fetchall()
+            members: dict[str, list[str]] = {}
+            for group_id, user_id in c.execute("SELECT group_id, user_id FROM group_members ORDER BY user_id"):
+                members.setdefault(group_id, []).append(user_id)
+            return [Group(r[0], r[1], r[2], tuple(members.get(r[0], []))) for r in rows]
+
+        return await self._db.read(job)
+
+    async def set_member(self, group_id: str, user_id: str, member: bool) -> bool:
+        """Add or remove a user; False when the group or the user does not exist."""
+
+        def job(conn: sqlite3.Connection) -> bool:
+            group = conn.execute("SELECT 1 FROM groups WHERE id = ?", (group_id,)).fetchone()
+            user = conn.execute("SELECT 1 FROM users WHERE id = ?", (user_id,)).fetchone()
+            if not group or not user:
+                return False
+            if member:
+                conn.execute(
+                    "INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?, ?)", (group_id, user_id)
+                )
+            else:
+                conn.execute("DELETE FROM group_members WHERE group_id = ? AND user_id = ?", (group_id, user_id))
+            return True
+
+        return await self._db.write(job)
+
+    async def user_groups(self, user_id: str) -> frozenset[str]:
+        """The ids of the groups a user belongs to."""
+        sql = "SELECT group_id FROM group_members WHERE user_id = ?"
+        return frozenset(r[0] for r in await self._db.read(lambda c: c.execute(sql, (user_id,)).fetchall()))

@@ -14,6 +14,10 @@ class NotFirstUser(Exception):
     """An account exists already: the first-run setup is over."""
 
 
+class GroupTaken(Exception):
+    """Another group already has this name."""
+
+
 @dataclass(frozen=True)
 class User:
     """An account as the rest of the server sees it (never its password hash)."""
@@ -23,6 +27,16 @@ class User:
     display_name: str
     role: Role
     created_at: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of users an admin made; collections are shared with groups."""
+
+    id: str
+    name: str
+    created_at: str
+    members: tuple[str, ...] = ()  # user ids
 
 
 @dataclass(frozen=True)
@@ -88,3 +102,15 @@ class AccountStore(Protocol):
 
     async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> User | None:
         """The owner of a key that is not revoked, or None; records its use if last recorded before touch_after."""
+
+    async def create_group(self, group: Group) -> Group:
+        """Store a new group (GroupTaken when the name is used)."""
+
+    async def groups(self) -> list[Group]:
+        """Every group with its members, by name."""
+
+    async def set_member(self, group_id: str, user_id: str, member: bool) -> bool:
+        """Add or remove a user; False when the group or the user does not exist."""
+
+    async def user_groups(self, user_id: str) -> frozenset[str]:
+        """The ids of the groups a user belongs to."""

@@ -47,9 +47,12 @@ def start_session(request: Request, response: Response, user: User, token: str) 
 
 
 async def adopt_local_threads(services: Services, admin: User) -> None:
-    """Threads made before accounts existed become the first admin's."""
+    """Threads made before accounts existed become the first admin's; documents filed in no collection (from before
+    accounts, or the CLI) move into the team collection the first admin owns."""
     if moved := await services.conversations.adopt(LOCAL_OWNER, admin.id):
         log.info("%d thread(s) from before accounts now belong to the first admin %s", moved, admin.id)
+    if filed := await services.knowledge.collections.adopt_unfiled(admin.id):
+        log.info("%d document(s) filed in no collection moved to the team collection of %s", filed, admin.id)
 
 
 @router.get("/status", response_model=AuthStatus)

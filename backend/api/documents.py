@@ -1,17 +1,26 @@
-"""/api/documents: list, upload (parsed now, embedded in the background), progress and delete."""
+"""/api/documents: list, upload (parsed now, embedded in the background), progress and delete.
+
+With RAG_AUTH=local each route sees only the documents the asker may read (api/collections.py): another user's
+document is the same 404 as a missing one; deleting needs write access to its collection.
+"""
 
 import asyncio
+import logging
 from typing import Annotated
 
-from fastapi import APIRouter, File, HTTPException, UploadFile
+from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.responses import FileResponse
 
+from backend.api.collections import readable_documents, reader_of, writable_collection
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
+from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import DocumentOut, DocumentText, PageSpan, UploadAccepted, UploadRejected
+from backend.rag.collections import may_write
 from backend.rag.index import DocumentRecord
 from backend.rag.loaders import DocumentError
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/documents", tags=["documents"])
 READ_BLOCK = 1 << 20
 MEDIA_TYPES = {
@@ -39,22 +48,31 @@ async def _read_limited(upload: UploadFile, limit: int) -> bytes:
 
 
 @router.get("", response_model=list[DocumentOut])
-async def list_documents(services: ServicesDep) -> list[DocumentOut]:
-    """Every document with its status (also feeds @mention autocomplete)."""
-    return [_out(d) for d in await asyncio.to_thread(services.knowledge.index.documents)]
+async def list_documents(services: ServicesDep, principal: PrincipalDep) -> list[DocumentOut]:
+    """Every document you may read, with its status (also feeds @mention autocomplete)."""
+    readable = await readable_documents(services, principal)
+    records = await asyncio.to_thread(services.knowledge.index.documents)
+    return [_out(d) for d in records if readable is None or d.id in readable]
 
 
-@router.post("", status_code=202, response_model=UploadAccepted, responses=responses(413, 415, 422))
+@router.post("", status_code=202, response_model=UploadAccepted, responses=responses(403, 404, 413, 415, 422))
 async def upload_documents(
-    services: ServicesDep, files: Annotated[list[UploadFile], File(min_length=1, description="one or more documents")]
+    services: ServicesDep,
+    principal: PrincipalDep,
+    files: Annotated[list[UploadFile], File(min_length=1, description="one or more documents")],
+    collection: Annotated[
+        str | None, Form(max_length=64, description="the collection's id (GET /api/collections); default: yours")
+    ] = None,
 ) -> UploadAccepted:
-    """Accept files: each is checked and parsed now (4xx when bad) and embedded in the background."""
+    """Accept files into a collection you may write: each is checked and parsed now (4xx when bad) and embedded in
+    the background."""
+    target = await writable_collection(services, principal, collection)
     limit = int(services.deps.settings.max_upload_mb * 1e6)
     accepted, rejected = [], []
     for upload in files:
         name = upload.filename or ""
         try:
-            record, _ = await services.knowledge.submit(name, await _read_limited(upload, limit))
+            record, _ = await services.knowledge.submit(name, await _read_limited(upload, limit), target)
             accepted.append(_out(record))
         except DocumentError as exc:
             rejected.append(UploadRejected(name=name, status=exc.status, detail=exc.message))
@@ -64,23 +82,25 @@ async def upload_documents(
     return UploadAccepted(documents=accepted, rejected=rejected)
 
 
-async def _existing(services: Services, doc_id: str) -> DocumentRecord:
+async def _existing(services: Services, doc_id: str, principal: Principal) -> DocumentRecord:
+    """The document, if it exists and the principal may read it; else the one 404."""
     record = await asyncio.to_thread(services.knowledge.index.document, doc_id)
-    if record is None:
+    readable = await readable_documents(services, principal) if record is not None else None
+    if record is None or readable is not None and record.id not in readable:
         raise HTTPException(404, f"document {doc_id!r} does not exist; GET /api/documents lists the documents")
     return record
 
 
 @router.get("/{doc_id}", response_model=DocumentOut, responses=responses(404))
-async def get_document(doc_id: str, services: ServicesDep) -> DocumentOut:
+async def get_document(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> DocumentOut:
     """One document with its ingestion progress (0..1) and error, if any."""
-    return _out(await _existing(services, doc_id))
+    return _out(await _existing(services, doc_id, principal))
 
 
 @router.get("/{doc_id}/text", response_model=DocumentText, responses=responses(404))
-async def get_document_text(doc_id: str, services: ServicesDep) -> DocumentText:
+async def get_document_text(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> DocumentText:
     """The document's extracted text, which every source's `start`/`end` span indexes (and PDF page spans)."""
-    record = await _existing(services, doc_id)
+    record = await _existing(services, doc_id, principal)
     stored = await asyncio.to_thread(services.knowledge.index.document_text, doc_id)
     if stored is None:
         raise HTTPException(
@@ -97,9 +117,9 @@ async def get_document_text(doc_id: str, services: ServicesDep) -> DocumentText:
     responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "The uploaded file."}}
     | responses(404),
 )
-async def get_document_file(doc_id: str, services: ServicesDep) -> FileResponse:
+async def get_document_file(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> FileResponse:
     """The uploaded file as it was (a PDF opens at a cited page); other types download, never render."""
-    record = await _existing(services, doc_id)
+    record = await _existing(services, doc_id, principal)
     path = services.knowledge.ingestor.file_path(doc_id)
     if path is None or not path.is_file():
         raise HTTPException(404, f"the file {record.name} is not kept (ingested by an older version); upload it again")
@@ -113,8 +133,13 @@ async def get_document_file(doc_id: str, services: ServicesDep) -> FileResponse:
     )
 
 
-@router.delete("/{doc_id}", status_code=204, responses=responses(404))
-async def delete_document(doc_id: str, services: ServicesDep) -> None:
-    """Remove a document from every index."""
-    await _existing(services, doc_id)
+@router.delete("/{doc_id}", status_code=204, responses=responses(403, 404))
+async def delete_document(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> None:
+    """Remove a document from every index (you must be allowed to write its collection)."""
+    record = await _existing(services, doc_id, principal)
+    if (reader := await reader_of(services, principal)) is not None:
+        collection = await services.knowledge.collections.collection(record.collection)
+        if collection is None or not may_write(reader, collection):
+            log.warning("user %s refused: delete of %s in a collection they may not write", reader.user_id, doc_id)
+            raise HTTPException(403, f"You may read {record.name} but not remove it: its collection is read-only")
     await services.knowledge.delete(doc_id)

@@ -17,7 +17,8 @@ from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIReques
 
 DESCRIPTIONS = {
     401: "Not signed in, or the session or API key is not valid (RAG_AUTH=local).",
-    403: "Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route.",
+    403: "Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to "
+    "a collection you may read but not write.",
     404: "No such object (or not yours).",
     409: "Conflicts with work in progress on the same object.",
     413: "Too large; the message says which limit.",

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from backend.api.collections import readable_documents
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import openai_error
 from backend.api.security import Principal, PrincipalDep
@@ -100,11 +101,12 @@ def _epoch(timestamp: str | None, default: int) -> int:
 
 
 @router.get("/models", response_model=ModelList, summary="List the models", responses=openai_responses(401))
-async def list_models(request: Request, services: ServicesDep) -> ModelList:
-    """ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document>."""
+async def list_models(request: Request, services: ServicesDep, principal: PrincipalDep) -> ModelList:
+    """ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document> for each
+    document you may read."""
     started = request.app.state.started_at
-    records = await asyncio.to_thread(services.knowledge.index.documents)
-    searchable = {r.name: r for r in records if r.version > 0}
+    retriever = services.knowledge.retriever.scoped(await readable_documents(services, principal))
+    searchable = {r.name: r for r in await asyncio.to_thread(retriever.searchable)}
     cards = [ModelCard(id=MODEL_AUTO, created=started), ModelCard(id=MODEL_CHAT, created=started)]
     for name in mentionable(list(searchable)):
         created = _epoch(searchable[name].ingested_at, started)
@@ -112,14 +114,18 @@ async def list_models(request: Request, services: ServicesDep) -> ModelList:
     return ModelList(data=cards)
 
 
-async def turn_for_model(model: str, question: str, services: Services) -> tuple[Mode, str]:
-    """The mode and question a model asks for; ragline:<document> aims the question at it with an @mention."""
+async def turn_for_model(
+    model: str, question: str, services: Services, readable: frozenset[str] | None = None
+) -> tuple[Mode, str]:
+    """The mode and question a model asks for; ragline:<document> (one the asker may read) aims the question at it
+    with an @mention."""
     if model == MODEL_AUTO:
         return "auto", question
     if model == MODEL_CHAT:
         return "chat", question
     name = model.removeprefix(DOCUMENT_PREFIX)
-    if model.startswith(DOCUMENT_PREFIX) and name in mentionable(await services.deps.retriever.document_names()):
+    names = await services.deps.retriever.scoped(readable).document_names()
+    if model.startswith(DOCUMENT_PREFIX) and name in mentionable(names):
         return "rag", f'@"{name}" {question}'
     message = f"The model {model!r} does not exist; GET /v1/models lists ragline, ragline-chat and ragline:<document>"
     raise OpenAIRequestError(404, message, "model", "model_not_found")
@@ -182,7 +188,8 @@ async def chat_completions(
     """One turn: a completion, or with `stream: true` its chunks (status lines, tokens, a last chunk with sources)."""
     settings = services.deps.settings
     conversation = read_conversation(body, settings.max_message_chars)
-    mode, question = await turn_for_model(body.model, conversation.question, services)
+    readable = await readable_documents(services, principal)
+    mode, question = await turn_for_model(body.model, conversation.question, services, readable)
     named = _named_threads(request, body, x_ragline_thread_id)
     thread = await choose_thread(named, conversation, services, principal)
     if principal.user is not None and not await services.conversations.claim(thread.thread_id, principal.owner):
@@ -190,7 +197,7 @@ async def chat_completions(
     base_url = str(request.base_url).rstrip("/")
     writer = TurnWriter(body.model, int(time.time()), thread, conversation, base_url)
     headers = {THREAD_HEADER: thread.thread_id}
-    events = services.runner.events(question, mode, thread.thread_id)
+    events = services.runner.events(question, mode, thread.thread_id, readable=readable)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
         return EventSourceResponse(

@@ -4,8 +4,10 @@ import asyncio
 
 from fastapi import APIRouter, HTTPException
 
+from backend.api.collections import readable_documents
 from backend.api.deps import ServicesDep
 from backend.api.errors import responses
+from backend.api.security import PrincipalDep
 from backend.contract.api import SearchRequest, SearchResponse
 from backend.contract.types import public
 
@@ -13,15 +15,16 @@ router = APIRouter(prefix="/api", tags=["search"])
 
 
 @router.post("/search", response_model=SearchResponse, responses=responses(422))
-async def search(body: SearchRequest, services: ServicesDep) -> SearchResponse:
-    """Hybrid search, neighbour expansion, dedupe and rerank; k results, no context budget."""
-    kb = services.knowledge
+async def search(body: SearchRequest, services: ServicesDep, principal: PrincipalDep) -> SearchResponse:
+    """Hybrid search over the documents you may read, neighbour expansion, dedupe and rerank; k results, no context
+    budget."""
+    retriever = services.knowledge.retriever.scoped(await readable_documents(services, principal))
     if body.documents:
-        known = {n.lower() for n in await kb.retriever.document_names()}
+        known = {n.lower() for n in await retriever.document_names()}
         unknown = [d for d in body.documents if d.lower() not in known]
         if unknown:
             raise HTTPException(422, f"unknown documents: {', '.join(unknown)}; GET /api/documents lists them")
     if not body.query.strip():
         raise HTTPException(422, "query is empty: send at least one non-blank character")
-    result = await asyncio.to_thread(kb.retriever.run, body.query, body.k, body.documents, 10**9)
+    result = await asyncio.to_thread(retriever.run, body.query, body.k, body.documents, 10**9)
     return SearchResponse(results=[public(s) for s in result.sources], timings=result.timings)

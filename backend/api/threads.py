@@ -5,6 +5,7 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse, PlainTextResponse
 
+from backend.api.collections import readable_documents, visible_sources
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
@@ -45,7 +46,7 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
     if row is None and run is not None:
         return ThreadDetail(thread_id=thread_id, title=title_from(run.question), messages=[], active_run=active)
     row = await _existing(services, thread_id, principal)
-    turns = await services.conversations.turns(thread_id)
+    turns = await _visible_turns(services, thread_id, principal)
     if run is not None and any(turn["run_id"] == run.run_id for turn in turns):
         active = None  # stored with its final checkpoint, the run is only sending its last events: show it once
     messages: list[MessageOut] = []
@@ -66,6 +67,13 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
     return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages, active_run=active)
 
 
+async def _visible_turns(services: Services, thread_id: str, principal: Principal) -> list[dict]:
+    """The thread's turns with each citation to a document the reader may no longer read withheld."""
+    readable = await readable_documents(services, principal)
+    turns = await services.conversations.turns(thread_id)
+    return [{**t, "sources": visible_sources(t["sources"] or [], readable)} for t in turns]
+
+
 EXPORT_FORMATS = {
     200: {
         "description": "The thread as JSON (default) or Markdown (`?format=markdown`).",
@@ -83,7 +91,7 @@ async def export_thread(
 ) -> JSONResponse | PlainTextResponse:
     """The whole thread with every turn's details, as JSON or Markdown."""
     row = await _existing(services, thread_id, principal)
-    turns = await services.conversations.turns(thread_id)
+    turns = await _visible_turns(services, thread_id, principal)
     if format == "markdown":
         return PlainTextResponse(thread_markdown(row, turns), media_type="text/markdown; charset=utf-8")
     return JSONResponse({**row, "turns": turns})
@@ -94,7 +102,8 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     """The thread's memory layers: rolling summary, Q&A index and citation ledger (plus the carried scope)."""
     await _existing(services, thread_id, principal)
     values = (await services.graph.aget_state({"configurable": {"thread_id": thread_id}})).values
-    ledger = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
+    entries = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
+    ledger = visible_sources(entries, await readable_documents(services, principal))  # type: ignore[arg-type]
     return {
         "summary": values.get("summary", ""),
         "qa_index": values.get("qa_index", []),

@@ -1,4 +1,5 @@
-"""GET /api/me, and for admins POST/GET /api/users and DELETE /api/users/{id} (with their threads and keys)."""
+"""GET /api/me, and for admins POST/GET /api/users and DELETE /api/users/{id} (with their threads, keys and personal
+collection)."""
 
 import logging
 
@@ -43,7 +44,8 @@ async def list_users(request: Request, admin: AdminDep) -> list[UserOut]:
 
 @router.delete("/users/{user_id}", status_code=204, responses=responses(401, 403, 404, 409))
 async def delete_user(user_id: str, request: Request, services: ServicesDep, admin: AdminDep) -> None:
-    """Remove an account with its sessions, API keys and threads (admins only; not your own account)."""
+    """Remove an account with its sessions, API keys, threads and personal collection with its documents (admins
+    only; not your own account)."""
     store = accounts_of(request).store
     if user_id == admin.id:
         raise HTTPException(409, "You cannot delete your own account; another admin can")
@@ -55,4 +57,6 @@ async def delete_user(user_id: str, request: Request, services: ServicesDep, adm
     await store.delete_user(user_id)  # signed out everywhere before the threads go
     for thread_id in await services.conversations.owned(user_id):
         await remove_thread(services, thread_id)
-    log.info("admin %s deleted user %s with their threads and keys", admin.id, user_id)
+    for doc_id in await services.knowledge.collections.drop_personal(user_id):  # readable by nobody from here on
+        await services.knowledge.delete(doc_id)
+    log.info("admin %s deleted user %s with their threads, keys and personal documents", admin.id, user_id)

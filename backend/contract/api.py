@@ -114,6 +114,44 @@ class DocumentOut(BaseModel):
     progress: float
     error: str | None
     flagged: int = 0  # chunks that read like instructions to the model; never given to it
+    collection: str = ""  # the id of its collection (GET /api/collections); "" with RAG_AUTH=off
+
+
+class CollectionShare(BaseModel):
+    """A group a group collection is shared with, for reading or for reading and writing."""
+
+    group_id: str
+    access: Literal["read", "write"]
+
+
+class CollectionOut(BaseModel):
+    """A collection the signed-in user may read (GET /api/collections)."""
+
+    id: str
+    name: str
+    kind: Literal["personal", "team", "group"]
+    users_write: bool  # a team collection users may add to (admins always may)
+    can_write: bool  # whether you may upload into it and delete its documents
+    created_at: str
+    groups: list[CollectionShare] = []  # a group collection's shares
+
+
+class NewCollection(BaseModel):
+    """A team or group collection to create (admins only)."""
+
+    name: str = Field(min_length=1, max_length=80, description="shown in the upload picker; unique among them")
+    kind: Literal["team", "group"] = Field(
+        default="team", description="team: every user reads it; group: only the groups it is shared with"
+    )
+    users_write: bool = Field(default=False, description="a team collection users may upload into, not only admins")
+
+
+class ShareRequest(BaseModel):
+    """How a group may use a group collection."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    access: Literal["read", "write"]
 
 
 class PageSpan(BaseModel):

@@ -92,3 +92,18 @@ class KeyCreated(KeyOut):
     """Body of POST /api/keys: the new key with its secret, shown this once."""
 
     key: str = Field(description="Send it as `Authorization: Bearer <key>`; it cannot be shown again.")
+
+
+class NewGroup(BaseModel):
+    """A group to create (admins only); collections are shared with groups."""
+
+    name: str = Field(min_length=1, max_length=80, description="unique among groups, whatever its case")
+
+
+class GroupOut(BaseModel):
+    """A group with the ids of its members."""
+
+    id: str
+    name: str
+    members: list[str]
+    created_at: str

@@ -138,6 +138,17 @@ class PublicSource(TypedDict):
     start: NotRequired[int]  # the passage's character span in the document's text (GET /api/documents/{id}/text)
     end: NotRequired[int]
     relevance: NotRequired[float | None]  # cosine similarity of its best chunk to the query
+    available: NotRequired[bool]  # False: the reader may no longer read its document (nothing else is shown)
+
+
+SOURCE_NOT_AVAILABLE = "source not available to you"
+
+
+def withheld(source: PublicSource) -> PublicSource:
+    """A citation to a document the reader may not read: its number only, never its text, snippet or name."""
+    return PublicSource(
+        id=source["id"], document=SOURCE_NOT_AVAILABLE, page=None, chunk=0, snippet="", score=0.0, available=False
+    )
 
 
 class Source(PublicSource):

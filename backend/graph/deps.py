@@ -25,3 +25,4 @@ class GraphDeps:
     provider: str = "fake"  # the model backend, recorded with each turn
     model_name: str = "scripted-fake"
     lease: ModelLease | None = None  # this turn's hold on a model slot (set per turn by the runner)
+    readable: frozenset[str] | None = None  # the asker's readable document ids, set per turn (None: all)

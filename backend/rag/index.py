@@ -20,7 +20,7 @@ from backend.rag.chunking import Chunk
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     id TEXT PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    name TEXT NOT NULL COLLATE NOCASE,
     type TEXT NOT NULL,
     size INTEGER NOT NULL DEFAULT 0,
     pages INTEGER,
@@ -31,7 +31,9 @@ CREATE TABLE IF NOT EXISTS documents (
     progress REAL NOT NULL DEFAULT 0,
     error TEXT,
     ingested_at TEXT,
-    flagged INTEGER NOT NULL DEFAULT 0
+    flagged INTEGER NOT NULL DEFAULT 0,
+    collection TEXT NOT NULL DEFAULT '',
+    UNIQUE (collection, name)
 );
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY,
@@ -129,6 +131,32 @@ STOPWORDS = frozenset(
     )
 )
 _TERM_RE = re.compile(r"\w+", re.UNICODE)
+# knowledge.sqlite made before collections: names were unique over the whole registry; now within a collection
+_ADD_COLLECTION = """
+CREATE TABLE documents_new (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL COLLATE NOCASE,
+    type TEXT NOT NULL,
+    size INTEGER NOT NULL DEFAULT 0,
+    pages INTEGER,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    sha256 TEXT NOT NULL DEFAULT '',
+    version INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,
+    progress REAL NOT NULL DEFAULT 0,
+    error TEXT,
+    ingested_at TEXT,
+    flagged INTEGER NOT NULL DEFAULT 0,
+    collection TEXT NOT NULL DEFAULT '',
+    UNIQUE (collection, name)
+);
+INSERT INTO documents_new (id, name, type, size, pages, chunks, sha256, version, status, progress, error,
+    ingested_at, flagged)
+SELECT id, name, type, size, pages, chunks, sha256, version, status, progress, error, ingested_at, flagged
+FROM documents;
+DROP TABLE documents;
+ALTER TABLE documents_new RENAME TO documents;
+"""
 
 
 @dataclass(frozen=True)
@@ -148,6 +176,7 @@ class DocumentRecord:
     error: str | None
     ingested_at: str | None
     flagged: int = 0  # chunks the injection detector flagged at ingest
+    collection: str = ""  # the collection's id; "" for a document filed in none (RAG_AUTH=off, or the CLI)
 
 
 @dataclass(frozen=True)
@@ -185,6 +214,12 @@ class KnowledgeIndex:
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(documents)")}
         if "flagged" not in columns:  # knowledge.sqlite made before chunks were scanned for injections
             self._conn.execute("ALTER TABLE documents ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0")
+        if "collection" not in columns:
+            try:
+                self._conn.executescript(f"BEGIN IMMEDIATE;{_ADD_COLLECTION}COMMIT;")
+            except sqlite3.Error:
+                self._conn.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         """Close the connection once no other thread is using it."""
@@ -192,7 +227,7 @@ class KnowledgeIndex:
             self._conn.close()
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -202,7 +237,8 @@ class KnowledgeIndex:
                 raise
             self._conn.execute("COMMIT")
 
-    def _rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+    def rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+        """The rows of one read."""
         with self._lock:
             return self._conn.execute(sql, args).fetchall()
 
@@ -210,30 +246,30 @@ class KnowledgeIndex:
 
     def documents(self) -> list[DocumentRecord]:
         """Every document, by name."""
-        return [DocumentRecord(**dict(r)) for r in self._rows("SELECT * FROM documents ORDER BY name")]
+        return [DocumentRecord(**dict(r)) for r in self.rows("SELECT * FROM documents ORDER BY name")]
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         """One document by id."""
-        rows = self._rows("SELECT * FROM documents WHERE id = ?", (doc_id,))
+        rows = self.rows("SELECT * FROM documents WHERE id = ?", (doc_id,))
         return DocumentRecord(**dict(rows[0])) if rows else None
 
-    def by_name(self, name: str) -> DocumentRecord | None:
-        """One document by name, case-insensitive."""
-        rows = self._rows("SELECT * FROM documents WHERE name = ?", (name,))
+    def by_name(self, name: str, collection: str = "") -> DocumentRecord | None:
+        """One document of a collection by name, case-insensitive."""
+        rows = self.rows("SELECT * FROM documents WHERE name = ? AND collection = ?", (name, collection))
         return DocumentRecord(**dict(rows[0])) if rows else None
 
-    def upsert_pending(self, doc_id: str, name: str, type_: str, size: int) -> None:
-        """Create the row for a new upload (status queued), or mark an existing one queued."""
-        with self._tx() as c:
+    def upsert_pending(self, doc_id: str, name: str, type_: str, size: int, collection: str = "") -> None:
+        """Create the row for a new upload (status queued) in a collection, or mark an existing one queued."""
+        with self.transaction() as c:
             c.execute(
-                "INSERT INTO documents (id, name, type, size, status) VALUES (?, ?, ?, ?, 'queued') "
+                "INSERT INTO documents (id, name, type, size, status, collection) VALUES (?, ?, ?, ?, 'queued', ?) "
                 "ON CONFLICT(id) DO UPDATE SET status = 'queued', progress = 0, error = NULL",
-                (doc_id, name, type_, size),
+                (doc_id, name, type_, size, collection),
             )
 
     def set_status(self, doc_id: str, status: str, progress: float = 0.0, error: str | None = None) -> None:
         """Record a job's status and progress (0..1)."""
-        with self._tx() as c:
+        with self.transaction() as c:
             c.execute(
                 "UPDATE documents SET status = ?, progress = ?, error = ? WHERE id = ?",
                 (status, progress, error, doc_id),
@@ -254,7 +290,7 @@ class KnowledgeIndex:
         page_spans: list[tuple[int, int, int]] | None = None,
     ) -> None:
         """Swap the document's chunks (and its text, which their spans index) for `version`'s and mark it ready."""
-        with self._tx() as c:
+        with self.transaction() as c:
             if text is not None:
                 c.execute(
                     "INSERT OR REPLACE INTO texts (doc_id, version, text, pages) VALUES (?, ?, ?, ?)",
@@ -274,14 +310,14 @@ class KnowledgeIndex:
 
     def delete(self, doc_id: str) -> bool:
         """Remove a document and its chunks; False when it did not exist."""
-        with self._tx() as c:
+        with self.transaction() as c:
             c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             c.execute("DELETE FROM texts WHERE doc_id = ?", (doc_id,))
             return c.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
 
     def document_text(self, doc_id: str) -> tuple[str, list[tuple[int, int, int]] | None] | None:
         """The document's text and its PDF pages as (page, start, end) spans; None if not stored."""
-        rows = self._rows("SELECT text, pages FROM texts WHERE doc_id = ?", (doc_id,))
+        rows = self.rows("SELECT text, pages FROM texts WHERE doc_id = ?", (doc_id,))
         if not rows:
             return None
         pages = rows[0]["pages"]
@@ -289,17 +325,17 @@ class KnowledgeIndex:
 
     def active_versions(self) -> dict[str, int]:
         """Document id -> searchable version, for documents that have one."""
-        return {r["id"]: r["version"] for r in self._rows("SELECT id, version FROM documents WHERE version > 0")}
+        return {r["id"]: r["version"] for r in self.rows("SELECT id, version FROM documents WHERE version > 0")}
 
     # --- chunks ------------------------------------------------------------------------------
 
     def bm25(self, query: str, limit: int, doc_ids: list[str] | None = None) -> list[tuple[StoredChunk, float]]:
-        """Best chunks by BM25 (higher score is better), optionally only from some documents."""
+        """Best chunks by BM25 (higher score is better), optionally only from some documents (none: no chunks)."""
         match = fts_query(query)
-        if match is None:
+        if match is None or doc_ids is not None and not doc_ids:
             return []
-        scope = f"AND c.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids else ""
-        rows = self._rows(
+        scope = f"AND c.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids is not None else ""
+        rows = self.rows(
             "SELECT c.*, d.name AS document, -bm25(chunks_fts) AS score FROM chunks_fts "
             "JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
             f"WHERE chunks_fts MATCH ? {scope} ORDER BY bm25(chunks_fts) LIMIT ?",
@@ -309,7 +345,7 @@ class KnowledgeIndex:
 
     def chunks_between(self, doc_id: str, first: int, last: int) -> list[StoredChunk]:
         """The active version's chunks with index in [first, last], in order."""
-        rows = self._rows(
+        rows = self.rows(
             "SELECT c.*, d.name AS document FROM chunks c "
             "JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
             "WHERE c.doc_id = ? AND c.idx BETWEEN ? AND ? ORDER BY c.idx",
@@ -319,7 +355,7 @@ class KnowledgeIndex:
 
     def count_chunks(self) -> int:
         """Chunks of active versions."""
-        return int(self._rows("SELECT COALESCE(SUM(chunks), 0) AS n FROM documents WHERE version > 0")[0]["n"])
+        return int(self.rows("SELECT COALESCE(SUM(chunks), 0) AS n FROM documents WHERE version > 0")[0]["n"])
 
 
 def _chunk(row: sqlite3.Row) -> StoredChunk:

@@ -88,20 +88,19 @@ class Ingestor:
             raise DocumentError(422, f"{name} contains no text to index")
         return Prepared(name, hashlib.sha256(data).hexdigest(), len(data), loaded, chunks, data)
 
-    def unchanged(self, prepared: Prepared) -> DocumentRecord | None:
-        """The stored record when this exact file is already indexed."""
-        record = self.index.by_name(prepared.name)
+    def unchanged(self, prepared: Prepared, collection: str = "") -> DocumentRecord | None:
+        """The stored record when this exact file is already indexed in the collection."""
+        record = self.index.by_name(prepared.name, collection)
         if record and record.status == "ready" and record.sha256 == prepared.data_sha256:
             return record
         return None
 
-    def register(self, prepared: Prepared) -> DocumentRecord:
-        """Create or re-queue the document's registry row and return it (id is stable across versions)."""
-        existing = self.index.by_name(prepared.name)
+    def register(self, prepared: Prepared, collection: str = "") -> DocumentRecord:
+        """Create or re-queue the document's row in the collection and return it (id is stable across versions)."""
+        existing = self.index.by_name(prepared.name, collection)
         doc_id = existing.id if existing else uuid.uuid4().hex[:16]
-        self.index.upsert_pending(
-            doc_id, existing.name if existing else prepared.name, prepared.loaded.type, prepared.size
-        )
+        name = existing.name if existing else prepared.name
+        self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection)
         record = self.index.document(doc_id)
         assert record is not None
         return record
@@ -139,12 +138,12 @@ class Ingestor:
         assert done is not None
         return IngestResult(done, "updated" if record.version else "added")
 
-    def ingest(self, name: str, data: bytes, progress: Progress | None = None) -> IngestResult:
+    def ingest(self, name: str, data: bytes, progress: Progress | None = None, collection: str = "") -> IngestResult:
         """Prepare, skip when unchanged, else register and commit: the whole pipeline for one file."""
         prepared = self.prepare(name, data)
-        if same := self.unchanged(prepared):
+        if same := self.unchanged(prepared, collection):
             return IngestResult(same, "unchanged")
-        return self.commit(self.register(prepared), prepared, progress)
+        return self.commit(self.register(prepared, collection), prepared, progress)
 
     def wait_idle(self, timeout: float) -> bool:
         """Block until no document is being written (at most `timeout` seconds); True when idle."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
+from backend.rag.collections import SqliteCollections
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.ingestion import Ingestor, Prepared
 from backend.rag.limits import UploadLimits
@@ -47,10 +48,11 @@ def upload_limits(settings: Settings) -> UploadLimits:
 
 
 class KnowledgeBase:
-    """Everything about documents: ingestion (now or queued), deletion and search."""
+    """Everything about documents: ingestion (now or queued), collections, deletion and search."""
 
     def __init__(self, settings: Settings, collection: Collection, embed: Any, embed_model: str) -> None:
         self.index = KnowledgeIndex(settings.knowledge_path)
+        self.collections = SqliteCollections(self.index)
         self.collection = collection
         self.embed_query = QueryEmbedder(embed, embed_model)
         self.reranker = choose_reranker(
@@ -92,18 +94,18 @@ class KnowledgeBase:
                 log.warning("an ingestion was still running at shutdown; it is marked interrupted on next start")
             self.index.close()
 
-    async def submit(self, name: str, data: bytes) -> tuple[DocumentRecord, str]:
+    async def submit(self, name: str, data: bytes, collection: str = "") -> tuple[DocumentRecord, str]:
         """Check and parse now (DocumentError on bad input), embed in the background; returns (record, outcome)."""
         prepared = await asyncio.to_thread(self.ingestor.prepare, name, data)
-        if same := self.ingestor.unchanged(prepared):
+        if same := self.ingestor.unchanged(prepared, collection):
             return same, "unchanged"
-        record = await asyncio.to_thread(self.ingestor.register, prepared)
+        record = await asyncio.to_thread(self.ingestor.register, prepared, collection)
         await self._queue.put((record, prepared))
         return record, "queued"
 
-    async def ingest_now(self, name: str, data: bytes) -> str:
+    async def ingest_now(self, name: str, data: bytes, collection: str = "") -> str:
         """Ingest synchronously (CLI, tests, sample corpus); returns added, updated or unchanged."""
-        return (await asyncio.to_thread(self.ingestor.ingest, name, data)).outcome
+        return (await asyncio.to_thread(self.ingestor.ingest, name, data, None, collection)).outcome
 
     async def delete(self, doc_id: str) -> bool:
         """Remove a document everywhere."""

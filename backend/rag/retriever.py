@@ -21,3 +21,7 @@ class Retriever(Protocol):
     async def document_names(self) -> list[str]:
         """Names of the documents in the knowledge base."""
         ...
+
+    def scoped(self, readable: frozenset[str] | None) -> "Retriever":
+        """The same retriever over only these document ids (rag/collections.py decides them); None: all."""
+        ...

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from chromadb.api.models.Collection import Collection
 
 from backend.contract.types import Source
-from backend.rag.index import KnowledgeIndex
+from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.relevance import above_floor, chunk_similarities
@@ -51,9 +51,15 @@ class HybridRetriever:
         embed_query: QueryEmbedder,
         reranker: Reranker,
         config: SearchConfig,
+        readable: frozenset[str] | None = None,
     ) -> None:
         self.index, self._collection, self._embed_query = index, collection, embed_query
         self.reranker, self.config = reranker, config
+        self.readable = readable  # ids of the documents this reader may see (rag/collections.py); None: all
+
+    def scoped(self, readable: frozenset[str] | None) -> "HybridRetriever":
+        """The same search over only the documents a reader may read (None: every document)."""
+        return HybridRetriever(self.index, self._collection, self._embed_query, self.reranker, self.config, readable)
 
     async def search(
         self, query: str, k: int, documents: list[str] | None = None, variants: list[str] | None = None
@@ -66,8 +72,22 @@ class HybridRetriever:
         return await asyncio.to_thread(self._nearest, query)
 
     async def document_names(self) -> list[str]:
-        """Names of searchable documents."""
-        return [d.name for d in await asyncio.to_thread(self.index.documents) if d.version > 0]
+        """Names of searchable documents the reader may read."""
+        return [d.name for d in await asyncio.to_thread(self.searchable)]
+
+    def searchable(self) -> list[DocumentRecord]:
+        """Documents with an active version that the reader may read."""
+        return [d for d in self.index.documents() if d.version > 0 and self._may_read(d.id)]
+
+    def _may_read(self, doc_id: str) -> bool:
+        return self.readable is None or doc_id in self.readable
+
+    def _allowed(self, ids: list[str] | None, versions: dict[str, int]) -> list[str] | None:
+        """The ids a search may look in: the given ones the reader may read, or every readable searchable one
+        (None: no filter, every document)."""
+        if ids is not None:
+            return [i for i in ids if self._may_read(i)]
+        return None if self.readable is None else sorted(versions)
 
     def run(
         self,
@@ -87,7 +107,7 @@ class HybridRetriever:
             timings[stage] = round((now - clock) * 1000, 2)
             clock = now
 
-        versions = self.index.active_versions()
+        versions = {d: v for d, v in self.index.active_versions().items() if self._may_read(d)}
         scope = self._scope(documents) if documents else None
         if documents and not scope:
             return SearchResult([], timings)
@@ -96,7 +116,8 @@ class HybridRetriever:
         lists: list[list[Key]] = []
         similarity: dict[Key, float] = {}
         relevant = bool(scope)  # an explicitly targeted search is always answered from its documents
-        for q, ids in plan:
+        for q, targeted in plan:
+            ids = self._allowed(targeted, versions)  # filtered before fusion: an unreadable document never ranks
             seen = similarity if q == query else {}  # similarity to the question itself, not to its variants
             vec_hits, close = self._vector(q, ids, versions, seen) if self.config.fusion != "bm25" else ([], False)
             lap("vector")
@@ -126,8 +147,8 @@ class HybridRetriever:
 
     def _scope(self, documents: list[str]) -> list[str] | None:
         """Ids of the named searchable documents (case-insensitive), or None when none of them exists."""
-        names = {d.name.lower(): d.id for d in self.index.documents() if d.version > 0}
-        return [names[n.lower()] for n in documents if n.lower() in names] or None
+        wanted = {n.lower() for n in documents}
+        return [d.id for d in self.searchable() if d.name.lower() in wanted] or None
 
     def _floor(
         self, query: str, passages: list[Passage], versions: dict[str, int], known: dict[Key, float], scoped: bool
@@ -143,9 +164,9 @@ class HybridRetriever:
         self, query: str, ids: list[str] | None, versions: dict[str, int], similarity: dict[Key, float]
     ) -> tuple[list[Key], bool]:
         """Vector hits as keys (active versions only), recording their similarity; whether any is close enough."""
-        if not versions:
+        if not versions or ids is not None and not ids:
             return [], False
-        where = {"document_id": {"$in": ids}} if ids else None
+        where = {"document_id": {"$in": ids}} if ids is not None else None
         res = self._collection.query(
             query_embeddings=[self._embed_query(query)],
             n_results=self.config.candidates,
@@ -163,11 +184,15 @@ class HybridRetriever:
         return hits, close
 
     def _nearest(self, query: str) -> float | None:
-        versions = self.index.active_versions()
+        versions = {d: v for d, v in self.index.active_versions().items() if self._may_read(d)}
         if not versions:
             return None
+        ids = self._allowed(None, versions)
         res = self._collection.query(
-            query_embeddings=[self._embed_query(query)], n_results=5, include=["metadatas", "distances"]
+            query_embeddings=[self._embed_query(query)],
+            n_results=5,
+            where={"document_id": {"$in": ids}} if ids is not None else None,
+            include=["metadatas", "distances"],
         )
         live = [
             d

@@ -43,6 +43,9 @@ class FakeRetriever:
     async def document_names(self) -> list[str]:
         return self.names or sorted({h["document"] for h in self.hits})
 
+    def scoped(self, readable: frozenset[str] | None) -> "FakeRetriever":
+        return self  # the fake has no collections: every reader sees its hits
+
 
 def runtime(chat_model=None, retriever: FakeRetriever | None = None, **settings) -> Runtime[GraphDeps]:
     """A Runtime whose context holds the given fakes."""

@@ -1,11 +1,12 @@
 "use client";
-/** The documents page: upload with progress, the list with ingestion status, delete. */
+/** The documents page: upload (into a collection, with accounts on) with progress, the list with ingestion status,
+ * delete. */
 import Link from "next/link";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { isPending, useDocuments } from "@/hooks/use-documents";
 import { uploadDocuments } from "@/lib/api";
 import { api } from "@/lib/api";
-import type { DocumentRow } from "@/lib/types";
+import type { Collection, DocumentRow } from "@/lib/types";
 import { ThemeToggle } from "./theme-toggle";
 
 interface Upload {
@@ -40,12 +41,30 @@ function StatusCell({ doc }: { doc: DocumentRow }) {
   );
 }
 
-function DocumentRowView({ doc, onDelete }: { doc: DocumentRow; onDelete: (id: string) => Promise<void> }) {
+/** The collections the user may read, or null when the server has none (RAG_AUTH=off answers 404). */
+function useCollections(): Collection[] | null {
+  const [collections, setCollections] = useState<Collection[] | null>(null);
+  useEffect(() => {
+    api.collections().then(setCollections, () => setCollections(null));
+  }, []);
+  return collections;
+}
+
+function DocumentRowView({
+  doc,
+  collection,
+  onDelete,
+}: {
+  doc: DocumentRow;
+  collection?: string;
+  onDelete: (id: string) => Promise<void>;
+}) {
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   return (
     <tr data-document={doc.name}>
       <td className="doc-name">{doc.name}</td>
+      {collection !== undefined && <td data-collection={doc.collection}>{collection}</td>}
       <td>{doc.type || "—"}</td>
       <td className="num">{doc.pages ?? "—"}</td>
       <td className="num">{doc.chunks ?? "—"}</td>
@@ -91,6 +110,10 @@ export function DocumentsView() {
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const counter = useRef(0);
+  const collections = useCollections();
+  const writable = (collections ?? []).filter((c) => c.can_write);
+  const [target, setTarget] = useState<string>("");
+  const names = new Map((collections ?? []).map((c) => [c.id, c.name]));
 
   const upload = async (files: File[]) => {
     if (files.length === 0) return;
@@ -100,7 +123,7 @@ export function DocumentsView() {
       setUploads((all) => all.map((u) => (u.key === key ? { ...u, ...change } : u)));
     setUploads((all) => [{ key, names, progress: 0, state: "uploading" as const }, ...all].slice(0, 5));
     try {
-      const accepted = await uploadDocuments(files, (progress) => patch({ progress }));
+      const accepted = await uploadDocuments(files, (progress) => patch({ progress }), target || undefined);
       const refused = accepted.rejected ?? [];
       patch({
         state: refused.length ? "failed" : "accepted",
@@ -160,6 +183,18 @@ export function DocumentsView() {
             }}
           />
         </label>
+        {writable.length > 0 && (
+          <label className="collection-picker">
+            Into{" "}
+            <select value={target} onChange={(e) => setTarget(e.target.value)} aria-label="Upload into collection">
+              {writable.map((c) => (
+                <option key={c.id} value={c.kind === "personal" ? "" : c.id}>
+                  {c.kind === "personal" ? "Personal (only you)" : `${c.name} (${c.kind})`}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <p className="hint">They are chunked, embedded and then searchable in chat with @name.</p>
       </section>
 
@@ -196,6 +231,7 @@ export function DocumentsView() {
           <thead>
             <tr>
               <th>Name</th>
+              {collections && <th>Collection</th>}
               <th>Type</th>
               <th className="num">Pages</th>
               <th className="num">Chunks</th>
@@ -209,11 +245,16 @@ export function DocumentsView() {
           </thead>
           <tbody>
             {documents.map((d) => (
-              <DocumentRowView key={d.id} doc={d} onDelete={remove} />
+              <DocumentRowView
+                key={d.id}
+                doc={d}
+                collection={collections ? (names.get(d.collection ?? "") ?? "—") : undefined}
+                onDelete={remove}
+              />
             ))}
             {loaded && available && documents.length === 0 && (
               <tr>
-                <td colSpan={8} className="empty-row">
+                <td colSpan={collections ? 9 : 8} className="empty-row">
                   No documents yet.
                 </td>
               </tr>

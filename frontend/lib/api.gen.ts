@@ -168,6 +168,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Collections
+         * @description The collections you may read, your personal one first (made now if it is new), with whether you may write.
+         */
+        get: operations["list_collections_api_collections_get"];
+        put?: never;
+        /**
+         * Create Collection
+         * @description Create a collection (admins only): a team one every signed-in user reads (`users_write` lets users add to
+         *     it), or a group one only the groups it is shared with see (PUT /api/collections/{id}/groups/{group_id}).
+         */
+        post: operations["create_collection_api_collections_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/collections/{collection_id}/groups/{group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Share Collection
+         * @description Share a group collection with a group, for reading or for reading and writing (admins only).
+         */
+        put: operations["share_collection_api_collections__collection_id__groups__group_id__put"];
+        post?: never;
+        /**
+         * Unshare Collection
+         * @description Stop sharing a group collection with a group (admins only).
+         */
+        delete: operations["unshare_collection_api_collections__collection_id__groups__group_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/documents": {
         parameters: {
             query?: never;
@@ -177,13 +226,14 @@ export interface paths {
         };
         /**
          * List Documents
-         * @description Every document with its status (also feeds @mention autocomplete).
+         * @description Every document you may read, with its status (also feeds @mention autocomplete).
          */
         get: operations["list_documents_api_documents_get"];
         put?: never;
         /**
          * Upload Documents
-         * @description Accept files: each is checked and parsed now (4xx when bad) and embedded in the background.
+         * @description Accept files into a collection you may write: each is checked and parsed now (4xx when bad) and embedded in
+         *     the background.
          */
         post: operations["upload_documents_api_documents_post"];
         delete?: never;
@@ -208,7 +258,7 @@ export interface paths {
         post?: never;
         /**
          * Delete Document
-         * @description Remove a document from every index.
+         * @description Remove a document from every index (you must be allowed to write its collection).
          */
         delete: operations["delete_document_api_documents__doc_id__delete"];
         options?: never;
@@ -251,6 +301,54 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Groups
+         * @description Every group with its members' ids, by name (admins only).
+         */
+        get: operations["list_groups_api_groups_get"];
+        put?: never;
+        /**
+         * Create Group
+         * @description Create a group (admins only).
+         */
+        post: operations["create_group_api_groups_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/{group_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add Member
+         * @description Add a user to a group (admins only; again is a no-op).
+         */
+        put: operations["add_member_api_groups__group_id__members__user_id__put"];
+        post?: never;
+        /**
+         * Remove Member
+         * @description Remove a user from a group (admins only).
+         */
+        delete: operations["remove_member_api_groups__group_id__members__user_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -411,7 +509,8 @@ export interface paths {
         put?: never;
         /**
          * Search
-         * @description Hybrid search, neighbour expansion, dedupe and rerank; k results, no context budget.
+         * @description Hybrid search over the documents you may read, neighbour expansion, dedupe and rerank; k results, no context
+         *     budget.
          */
         post: operations["search_api_search_post"];
         delete?: never;
@@ -545,7 +644,8 @@ export interface paths {
         post?: never;
         /**
          * Delete User
-         * @description Remove an account with its sessions, API keys and threads (admins only; not your own account).
+         * @description Remove an account with its sessions, API keys, threads and personal collection with its documents (admins
+         *     only; not your own account).
          */
         delete: operations["delete_user_api_users__user_id__delete"];
         options?: never;
@@ -582,7 +682,8 @@ export interface paths {
         };
         /**
          * List the models
-         * @description ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document>.
+         * @description ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document> for each
+         *     document you may read.
          */
         get: operations["list_models_v1_models_get"];
         put?: never;
@@ -694,6 +795,11 @@ export interface components {
         };
         /** Body_upload_documents_api_documents_post */
         Body_upload_documents_api_documents_post: {
+            /**
+             * Collection
+             * @description the collection's id (GET /api/collections); default: yours
+             */
+            collection?: string | null;
             /**
              * Files
              * @description one or more documents
@@ -1000,6 +1106,45 @@ export interface components {
             sentence: string;
         };
         /**
+         * CollectionOut
+         * @description A collection the signed-in user may read (GET /api/collections).
+         */
+        CollectionOut: {
+            /** Can Write */
+            can_write: boolean;
+            /** Created At */
+            created_at: string;
+            /**
+             * Groups
+             * @default []
+             */
+            groups: components["schemas"]["CollectionShare"][];
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "personal" | "team" | "group";
+            /** Name */
+            name: string;
+            /** Users Write */
+            users_write: boolean;
+        };
+        /**
+         * CollectionShare
+         * @description A group a group collection is shared with, for reading or for reading and writing.
+         */
+        CollectionShare: {
+            /**
+             * Access
+             * @enum {string}
+             */
+            access: "read" | "write";
+            /** Group Id */
+            group_id: string;
+        };
+        /**
          * ContentPart
          * @description One part of a message's content: {"type": "text", "text": ...}; other types are refused by the route.
          */
@@ -1039,6 +1184,11 @@ export interface components {
         DocumentOut: {
             /** Chunks */
             chunks: number;
+            /**
+             * Collection
+             * @default
+             */
+            collection: string;
             /** Error */
             error: string | null;
             /**
@@ -1141,6 +1291,20 @@ export interface components {
             score: number;
             /** Sources */
             sources: string[];
+        };
+        /**
+         * GroupOut
+         * @description A group with the ids of its members.
+         */
+        GroupOut: {
+            /** Created At */
+            created_at: string;
+            /** Id */
+            id: string;
+            /** Members */
+            members: string[];
+            /** Name */
+            name: string;
         };
         /**
          * Health
@@ -1332,6 +1496,41 @@ export interface components {
             object: "list";
         };
         /**
+         * NewCollection
+         * @description A team or group collection to create (admins only).
+         */
+        NewCollection: {
+            /**
+             * Kind
+             * @description team: every user reads it; group: only the groups it is shared with
+             * @default team
+             * @enum {string}
+             */
+            kind: "team" | "group";
+            /**
+             * Name
+             * @description shown in the upload picker; unique among them
+             */
+            name: string;
+            /**
+             * Users Write
+             * @description a team collection users may upload into, not only admins
+             * @default false
+             */
+            users_write: boolean;
+        };
+        /**
+         * NewGroup
+         * @description A group to create (admins only); collections are shared with groups.
+         */
+        NewGroup: {
+            /**
+             * Name
+             * @description unique among groups, whatever its case
+             */
+            name: string;
+        };
+        /**
          * NewUser
          * @description Body of POST /api/users (admins only).
          */
@@ -1409,6 +1608,8 @@ export interface components {
          * @description A source as clients see it: a passage numbered S1, S2, … by the thread's citation ledger, without its text.
          */
         PublicSource: {
+            /** Available */
+            available?: boolean;
             /** Chunk */
             chunk: number;
             /** Chunks */
@@ -1563,6 +1764,17 @@ export interface components {
              * @description 8 to 1024 characters.
              */
             password: string;
+        };
+        /**
+         * ShareRequest
+         * @description How a group may use a group collection.
+         */
+        ShareRequest: {
+            /**
+             * Access
+             * @enum {string}
+             */
+            access: "read" | "write";
         };
         /**
          * SignedIn
@@ -1949,7 +2161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1985,7 +2197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2250,6 +2462,231 @@ export interface operations {
             };
         };
     };
+    list_collections_api_collections_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionOut"][];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_collection_api_collections_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewCollection"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionOut"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    share_collection_api_collections__collection_id__groups__group_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection_id: string;
+                group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    unshare_collection_api_collections__collection_id__groups__group_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection_id: string;
+                group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_documents_api_documents_get: {
         parameters: {
             query?: never;
@@ -2290,6 +2727,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadAccepted"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too large; the message says which limit. */
@@ -2379,6 +2834,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such object (or not yours). */
             404: {
                 headers: {
@@ -2460,6 +2924,236 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentText"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_groups_api_groups_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupOut"][];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_group_api_groups_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewGroup"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupOut"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    add_member_api_groups__group_id__members__user_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remove_member_api_groups__group_id__members__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such object (or not yours). */
@@ -2571,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2627,7 +3321,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3125,7 +3819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3176,7 +3870,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3241,7 +3935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Signed in, but not allowed: a cookie write without its CSRF token, or an admin-only route. */
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,16 @@
 /** Typed calls to the Ragline REST API, through the same-origin /api proxy. */
 import { csrfHeaders } from "./csrf";
 import { ApiError, errorDetail } from "./sse";
-import type { DocumentRow, DocumentText, Health, RunInfo, ThreadDetail, ThreadSummary, UploadAccepted } from "./types";
+import type {
+  Collection,
+  DocumentRow,
+  DocumentText,
+  Health,
+  RunInfo,
+  ThreadDetail,
+  ThreadSummary,
+  UploadAccepted,
+} from "./types";
 
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const method = (init?.method ?? "GET").toUpperCase();
@@ -34,16 +43,23 @@ export const api = {
   documentFileUrl: (id: string) => `/api/documents/${encodeURIComponent(id)}/file`,
   documentText: (id: string) => call<DocumentText>(`/api/documents/${encodeURIComponent(id)}/text`),
   deleteDocument: (id: string) => call<void>(`/api/documents/${encodeURIComponent(id)}`, { method: "DELETE" }),
+  /** The collections you may read (404 with RAG_AUTH=off, where there are none). */
+  collections: () => call<Collection[]>("/api/collections"),
 };
 
 /**
- * POST /api/documents as multipart (field `files`) with upload progress, which fetch cannot report.
- * `onProgress` gets 0..1 as bytes go out.
+ * POST /api/documents as multipart (field `files`, and `collection` when one is chosen) with upload progress,
+ * which fetch cannot report. `onProgress` gets 0..1 as bytes go out.
  */
-export function uploadDocuments(files: File[], onProgress: (fraction: number) => void): Promise<UploadAccepted> {
+export function uploadDocuments(
+  files: File[],
+  onProgress: (fraction: number) => void,
+  collection?: string,
+): Promise<UploadAccepted> {
   return new Promise((resolve, reject) => {
     const form = new FormData();
     for (const file of files) form.append("files", file, file.name);
+    if (collection) form.append("collection", collection);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/api/documents");
     for (const [name, value] of Object.entries(csrfHeaders())) xhr.setRequestHeader(name, value);

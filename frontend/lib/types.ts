@@ -57,6 +57,7 @@ export type ThreadDetail = Schemas["ThreadDetail"];
 export type RunInfo = Schemas["RunInfo"];
 
 export type DocumentRow = Schemas["DocumentOut"];
+export type Collection = Schemas["CollectionOut"];
 export type DocumentStatus = DocumentRow["status"];
 export type DocumentText = Schemas["DocumentText"];
 

@@ -28,6 +28,11 @@ def carried_sources(state: ChatState, budget: int) -> list[Source]:
     return chosen
 
 
+def readable_only(sources: list[Source], readable: frozenset[str] | None) -> list[Source]:
+    """Sources from the thread's ledger whose document the asker may still read (None: all)."""
+    return sources if readable is None else [s for s in sources if s.get("doc_id") in readable]
+
+
 def drop_hostile(sources: list[Source]) -> tuple[list[Source], list[str]]:
     """Passages without instructions aimed at the model, and the documents of the ones dropped."""
     kept = [s for s in sources if not hostile(s["text"])]
@@ -73,11 +78,9 @@ async def _context(state: ChatState, runtime: Runtime[GraphDeps], scope: list[st
         return {"documents": fresh, "fresh_ids": [s["id"] for s in fresh], "dropped": dropped}
     ledger = state.get("ledger", {})
     carried = carried_sources(state, deps.settings.memory_context_budget) if decision != "fresh" else []
+    carried = readable_only(carried, deps.readable)  # a document the asker lost access to is not read again
     fresh = assign_ids(ledger, fresh)
     context = assign_ids(ledger, [*fresh, *carried])
-    in_view = [
-        s
-        for s in as_sources(ledger, sorted(shown_ids(state, deps.settings), key=lambda i: int(i[1:])))
-        if s["id"] not in {c["id"] for c in context}
-    ]
+    shown = as_sources(ledger, sorted(shown_ids(state, deps.settings), key=lambda i: int(i[1:])))
+    in_view = [s for s in readable_only(shown, deps.readable) if s["id"] not in {c["id"] for c in context}]
     return {"documents": [*context, *in_view], "fresh_ids": [s["id"] for s in fresh], "dropped": dropped}

@@ -140,6 +140,7 @@ async def test_threads_from_before_accounts_belong_to_the_first_admin_only(tmp_p
     async with LifespanManager(before), client_of(before) as c:
         old = parse_sse(await c.post("/api/chat/stream", json={"message": SECRET_QUESTION, "mode": "chat"}))
         thread_id = old[0][1]["thread_id"]
+        await before.state.services.knowledge.ingest_now("boats.md", b"Boat trips leave on Saturdays.")
     if admin_from == "cli":  # the admin exists before the server starts with accounts: setup will be refused
         await asyncio.to_thread(create_admin, fake_settings(data), "ann@team.org", "Ann", PASSWORD)
     after = create_app(fake_settings(data, auth="local"))
@@ -149,3 +150,8 @@ async def test_threads_from_before_accounts_belong_to_the_first_admin_only(tmp_p
         assert (await bob_client.get("/api/threads")).json() == []
         assert (await bob_client.get(f"/api/threads/{thread_id}")).status_code == 404
         assert (await ann_client.get(f"/api/threads/{thread_id}")).status_code == 200
+        # documents from before accounts: in the team collection the first admin owns, read by all, written by admins
+        for client, can_write in ((ann_client, True), (bob_client, False)):
+            assert [d["name"] for d in (await client.get("/api/documents")).json()] == ["boats.md"]
+            team = [c for c in (await client.get("/api/collections")).json() if c["kind"] == "team"]
+            assert [(c["name"], c["can_write"]) for c in team] == [("team", can_write)]

@@ -37,3 +37,23 @@ async def test_retrieve_without_multi_query_makes_no_model_call():
     retriever = FakeRetriever(hits=HITS)
     await retrieve({"rewritten_query": "notice", "targeted_documents": []}, runtime(model, retriever=retriever))
     assert model.calls == [] and retriever.variants == [[]]
+
+
+async def test_reused_ledger_sources_the_asker_may_no_longer_read_are_not_sent_again():
+    from dataclasses import replace
+
+    from backend.memory.ledger import entries
+
+    kept, lost = {**HITS[0], "doc_id": "d-kept"}, {**HITS[1], "doc_id": "d-lost"}
+    state = {
+        "rewritten_query": "notice",
+        "targeted_documents": [],
+        "context_decision": {"decision": "reuse"},
+        "ledger": entries([kept, lost]),
+        "last_context": ["S1", "S2"],
+    }
+    rt = runtime(retriever=FakeRetriever())
+    everyone = await retrieve(state, rt)
+    assert [d["doc_id"] for d in everyone["documents"]] == ["d-kept", "d-lost"]
+    scoped = await retrieve(state, type(rt)(context=replace(rt.context, readable=frozenset({"d-kept"}))))
+    assert [d["doc_id"] for d in scoped["documents"]] == ["d-kept"]

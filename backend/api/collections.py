@@ -1,0 +1,132 @@
+"""GET /api/collections (yours to read), POST /api/collections (admins: a team or group collection) and
+PUT/DELETE /api/collections/{id}/groups/{group_id} (admins: share a group collection); and what every route uses to
+ask rag/collections.py who may read or write: `readable_documents`, `writable_collection`."""
+
+import logging
+
+from fastapi import APIRouter, HTTPException, Request
+
+from backend.api.deps import Services, ServicesDep
+from backend.api.errors import responses
+from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
+from backend.contract.api import CollectionOut, CollectionShare, NewCollection, ShareRequest
+from backend.contract.types import PublicSource, withheld
+from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/api/collections", tags=["collections"])
+
+
+async def reader_of(services: Services, principal: Principal) -> Reader | None:
+    """The principal as collections see it, with its groups; None with RAG_AUTH=off (the one local person reads
+    everything)."""
+    if principal.user is None:
+        return None
+    groups = await services.accounts.store.user_groups(principal.user.id)
+    return Reader(principal.user.id, principal.is_admin, groups)
+
+
+async def readable_documents(services: Services, principal: Principal) -> frozenset[str] | None:
+    """Ids of the documents the principal may read (None: every document, RAG_AUTH=off)."""
+    reader = await reader_of(services, principal)
+    return None if reader is None else await services.knowledge.collections.readable_documents(reader)
+
+
+def missing_collection(collection_id: str) -> HTTPException:
+    """The 404 of a collection that does not exist, or that the asker may not read: the same words."""
+    return HTTPException(404, f"collection {collection_id!r} does not exist; GET /api/collections lists yours")
+
+
+async def writable_collection(services: Services, principal: Principal, collection_id: str | None) -> str:
+    """The id of the collection an upload goes to: the one named (404 unless readable, 403 unless writable) or the
+    uploader's personal one; "" (no collection) with RAG_AUTH=off."""
+    reader = await reader_of(services, principal)
+    if reader is None:
+        if collection_id:
+            raise HTTPException(422, "collections need accounts (RAG_AUTH=local); upload without `collection`")
+        return ""
+    store = services.knowledge.collections
+    if not collection_id:
+        return (await store.personal(reader.user_id)).id
+    record = await store.collection(collection_id)
+    if record is None or record.id not in {c.id for c in await store.visible(reader)}:
+        log.warning("user %s refused: upload into unreadable collection %r", reader.user_id, collection_id)
+        raise missing_collection(collection_id)
+    if not may_write(reader, record):
+        log.warning("user %s refused: upload into read-only collection %s", reader.user_id, record.id)
+        raise HTTPException(403, f"You may read the collection {record.name!r} but not add documents to it")
+    return record.id
+
+
+def visible_sources(sources: list[PublicSource], readable: frozenset[str] | None) -> list[PublicSource]:
+    """Citations as this reader may see them: one to a document they may not read is withheld."""
+    if readable is None:
+        return sources
+    return [s if s.get("doc_id") in readable else withheld(s) for s in sources]
+
+
+def _out(record: CollectionRecord, reader: Reader) -> CollectionOut:
+    return CollectionOut(
+        id=record.id,
+        name=record.name,
+        kind=record.kind,
+        users_write=record.users_write,
+        can_write=may_write(reader, record),
+        created_at=record.created_at,
+        groups=[CollectionShare(group_id=g, access=a) for g, a in record.groups],
+    )
+
+
+@router.get("", response_model=list[CollectionOut], responses=responses(401, 404))
+async def list_collections(services: ServicesDep, principal: PrincipalDep, user: UserDep) -> list[CollectionOut]:
+    """The collections you may read, your personal one first (made now if it is new), with whether you may write."""
+    reader = await reader_of(services, principal)
+    assert reader is not None  # UserDep: accounts are on
+    await services.knowledge.collections.personal(user.id)
+    return [_out(c, reader) for c in await services.knowledge.collections.visible(reader)]
+
+
+@router.post("", response_model=CollectionOut, status_code=201, responses=responses(401, 403, 404, 409, 422))
+async def create_collection(body: NewCollection, services: ServicesDep, admin: AdminDep) -> CollectionOut:
+    """Create a collection (admins only): a team one every signed-in user reads (`users_write` lets users add to
+    it), or a group one only the groups it is shared with see (PUT /api/collections/{id}/groups/{group_id})."""
+    name = body.name.strip()
+    if not name:
+        raise HTTPException(422, "name is blank: give the collection a name")
+    try:
+        record = await services.knowledge.collections.create(name, body.kind, admin.id, body.users_write)
+    except NameTaken:
+        raise HTTPException(409, f"A collection named {name!r} exists already") from None
+    log.info("admin %s created %s collection %s (%s)", admin.id, body.kind, record.id, name)
+    return _out(record, Reader(admin.id, True))
+
+
+async def _group_collection(services: Services, request: Request, collection_id: str, group_id: str) -> None:
+    """404 unless both exist; 422 unless the collection is a group collection."""
+    record = await services.knowledge.collections.collection(collection_id)
+    if record is None or record.kind == "personal":
+        raise missing_collection(collection_id)
+    if record.kind != "group":
+        raise HTTPException(422, f"{record.name!r} is a team collection, read by everyone: only group ones are shared")
+    if group_id not in {g.id for g in await accounts_of(request).store.groups()}:
+        raise HTTPException(404, f"group {group_id!r} does not exist; GET /api/groups lists the groups")
+
+
+@router.put("/{collection_id}/groups/{group_id}", status_code=204, responses=responses(401, 403, 404, 422))
+async def share_collection(
+    collection_id: str, group_id: str, body: ShareRequest, request: Request, services: ServicesDep, admin: AdminDep
+) -> None:
+    """Share a group collection with a group, for reading or for reading and writing (admins only)."""
+    await _group_collection(services, request, collection_id, group_id)
+    await services.knowledge.collections.share(collection_id, group_id, body.access)
+    log.info("admin %s shared collection %s with group %s (%s)", admin.id, collection_id, group_id, body.access)
+
+
+@router.delete("/{collection_id}/groups/{group_id}", status_code=204, responses=responses(401, 403, 404, 422))
+async def unshare_collection(
+    collection_id: str, group_id: str, request: Request, services: ServicesDep, admin: AdminDep
+) -> None:
+    """Stop sharing a group collection with a group (admins only)."""
+    await _group_collection(services, request, collection_id, group_id)
+    await services.knowledge.collections.share(collection_id, group_id, None)
+    log.info("admin %s stopped sharing collection %s with group %s", admin.id, collection_id, group_id)

@@ -1,0 +1,253 @@
+"""Collections: every document belongs to one, and who may read or write a collection is decided here only.
+
+A personal collection per user (made on first use) and collections an admin makes. Every signed-in user reads a
+team collection; admins write it, and users too when it is marked `users_write`. A group collection is read by the
+members of the groups it is shared with (and admins), and written by admins and the members of the groups it is
+shared with for writing. Nobody else reads a personal collection, admins included. `readable_documents` is the one
+function that turns this rule into the set of document ids a reader may see; search, mentions, the probe, the
+documents routes and citations all use it.
+
+The records live beside the document registry (knowledge.sqlite): `documents.collection` holds a document's
+collection id, "" for one filed in none (made with RAG_AUTH=off or by the CLI, adopted by the first admin's team
+collection when accounts are on). Groups and their members live with the accounts (backend/accounts).
+"""
+
+import asyncio
+import logging
+import sqlite3
+import uuid
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from backend.clock import now
+from backend.rag.index import KnowledgeIndex
+
+log = logging.getLogger(__name__)
+Kind = Literal["personal", "team", "group"]
+Access = Literal["read", "write"]
+TEAM = "team"  # the name of the team collection documents from before accounts move into
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS collections (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('personal', 'team', 'group')),
+    owner TEXT NOT NULL,
+    users_write INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS collections_personal ON collections(owner) WHERE kind = 'personal';
+CREATE UNIQUE INDEX IF NOT EXISTS collections_team_name ON collections(name COLLATE NOCASE) WHERE kind != 'personal';
+CREATE TABLE IF NOT EXISTS collection_groups (
+    collection_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    access TEXT NOT NULL CHECK (access IN ('read', 'write')),
+    PRIMARY KEY (collection_id, group_id)
+);
+"""
+_COLUMNS = "id, name, kind, owner, users_write, created_at"
+
+
+class NameTaken(Exception):
+    """A team or group collection with this name exists already."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who asks, as far as collections care: an account id, whether it is an admin, and its groups' ids."""
+
+    user_id: str
+    is_admin: bool = False
+    groups: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class CollectionRecord:
+    """A collection of documents."""
+
+    id: str
+    name: str
+    kind: Kind
+    owner: str  # the user id of the personal collection's person, or of the admin who made a team collection
+    users_write: bool
+    created_at: str
+    groups: tuple[tuple[str, Access], ...] = ()  # a group collection's (group id, access) shares
+
+
+def _shared(reader: Reader, collection: CollectionRecord) -> set[Access]:
+    return {access for group, access in collection.groups if group in reader.groups}
+
+
+def may_read(reader: Reader, collection: CollectionRecord) -> bool:
+    """The read rule: a team collection is everyone's; a group one its groups' (and admins'); a personal one its
+    owner's only."""
+    if collection.kind == "group":
+        return reader.is_admin or bool(_shared(reader, collection))
+    return collection.kind == "team" or collection.owner == reader.user_id
+
+
+def may_write(reader: Reader, collection: CollectionRecord) -> bool:
+    """The write rule: one's personal collection; a team collection for admins, or users when it says so; a group
+    collection for admins and the groups it is shared with for writing."""
+    if collection.kind == "personal":
+        return collection.owner == reader.user_id
+    if collection.kind == "group":
+        return reader.is_admin or "write" in _shared(reader, collection)
+    return reader.is_admin or collection.users_write
+
+
+class CollectionStore(Protocol):
+    """What the server needs from collection storage (SQLite beside the registry today, Postgres later)."""
+
+    async def setup(self) -> None:
+        """Create or upgrade the storage."""
+
+    async def collection(self, collection_id: str) -> CollectionRecord | None:
+        """One collection by id."""
+
+    async def personal(self, user_id: str) -> CollectionRecord:
+        """The user's personal collection, made on first use."""
+
+    async def create(self, name: str, kind: Kind, owner: str, users_write: bool = False) -> CollectionRecord:
+        """A new team or group collection (NameTaken when one has the name)."""
+
+    async def share(self, collection_id: str, group_id: str, access: Access | None) -> None:
+        """Share a group collection with a group for reading or writing, or stop sharing it (None)."""
+
+    async def visible(self, reader: Reader) -> list[CollectionRecord]:
+        """The collections the reader may read, personal first, then by name."""
+
+    async def readable_documents(self, reader: Reader) -> frozenset[str]:
+        """Ids of the documents the reader may read: the one rule every search, list and citation filters by."""
+
+    async def adopt_unfiled(self, admin_id: str) -> int:
+        """Documents filed in no collection move to the team collection (made for the admin when missing)."""
+
+    async def drop_personal(self, user_id: str) -> list[str]:
+        """Remove the user's personal collection; the ids of its documents, now readable by nobody, to delete."""
+
+
+def _record(row: sqlite3.Row, shares: dict[str, list[tuple[str, Access]]]) -> CollectionRecord:
+    return CollectionRecord(row[0], row[1], row[2], row[3], bool(row[4]), row[5], tuple(shares.get(row[0], [])))
+
+
+class SqliteCollections:
+    """Collections in knowledge.sqlite, next to the documents they hold."""
+
+    def __init__(self, index: KnowledgeIndex) -> None:
+        self.index = index
+
+    async def setup(self) -> None:
+        """Create the table (idempotent)."""
+        await asyncio.to_thread(self._setup)
+
+    def _setup(self) -> None:
+        with self.index.transaction() as c:
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                c.execute(statement)
+
+    def _select(self, where: str, args: tuple) -> list[CollectionRecord]:
+        """Collections matching a WHERE clause, with their group shares: personal first, then team, then group."""
+        order = "CASE kind WHEN 'personal' THEN 0 WHEN 'team' THEN 1 ELSE 2 END, name COLLATE NOCASE, id"
+        rows = self.index.rows(f"SELECT {_COLUMNS} FROM collections WHERE {where} ORDER BY {order}", args)
+        shares: dict[str, list[tuple[str, Access]]] = {}
+        for row in self.index.rows("SELECT collection_id, group_id, access FROM collection_groups ORDER BY group_id"):
+            shares.setdefault(row[0], []).append((row[1], row[2]))
+        return [_record(r, shares) for r in rows]
+
+    async def collection(self, collection_id: str) -> CollectionRecord | None:
+        """One collection by id."""
+        found = await asyncio.to_thread(self._select, "id = ?", (collection_id,))
+        return found[0] if found else None
+
+    async def personal(self, user_id: str) -> CollectionRecord:
+        """The user's personal collection, made on first use."""
+        return await asyncio.to_thread(self._personal, user_id)
+
+    def _personal(self, user_id: str) -> CollectionRecord:
+        with self.index.transaction() as c:
+            c.execute(
+                f"INSERT OR IGNORE INTO collections ({_COLUMNS}) VALUES (?, 'Personal', 'personal', ?, 0, ?)",
+                (uuid.uuid4().hex[:16], user_id, now()),
+            )
+            row = c.execute(
+                f"SELECT {_COLUMNS} FROM collections WHERE kind = 'personal' AND owner = ?", (user_id,)
+            ).fetchone()
+        return _record(row, {})
+
+    async def create(self, name: str, kind: Kind, owner: str, users_write: bool = False) -> CollectionRecord:
+        """A new team or group collection (NameTaken when one has the name)."""
+        record = CollectionRecord(uuid.uuid4().hex[:16], name, kind, owner, users_write and kind == "team", now())
+        await asyncio.to_thread(self._insert, record)
+        return record
+
+    async def share(self, collection_id: str, group_id: str, access: Access | None) -> None:
+        """Share a group collection with a group for reading or writing, or stop sharing it (None)."""
+        if access is None:
+            sql, args = (
+                "DELETE FROM collection_groups WHERE collection_id = ? AND group_id = ?",
+                (collection_id, group_id),
+            )
+        else:
+            sql = "INSERT OR REPLACE INTO collection_groups (collection_id, group_id, access) VALUES (?, ?, ?)"
+            args = (collection_id, group_id, access)
+        await asyncio.to_thread(self._write, sql, args)
+
+    def _write(self, sql: str, args: tuple) -> None:
+        with self.index.transaction() as c:
+            c.execute(sql, args)
+
+    def _insert(self, r: CollectionRecord) -> None:
+        try:
+            with self.index.transaction() as c:
+                c.execute(
+                    f"INSERT INTO collections ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    (r.id, r.name, r.kind, r.owner, int(r.users_write), r.created_at),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise NameTaken(r.name) from exc
+
+    async def visible(self, reader: Reader) -> list[CollectionRecord]:
+        """The collections the reader may read, personal first, then by name."""
+        found = await asyncio.to_thread(self._select, "kind != 'personal' OR owner = ?", (reader.user_id,))
+        return [r for r in found if may_read(reader, r)]
+
+    async def readable_documents(self, reader: Reader) -> frozenset[str]:
+        """Ids of the documents in the collections `may_read` lets the reader read."""
+        ids = [c.id for c in await self.visible(reader)]
+        if not ids:
+            return frozenset()
+        sql = f"SELECT id FROM documents WHERE collection IN ({','.join('?' * len(ids))})"
+        return frozenset(r[0] for r in await asyncio.to_thread(self.index.rows, sql, tuple(ids)))
+
+    async def adopt_unfiled(self, admin_id: str) -> int:
+        """Documents filed in no collection move to the team collection (made for the admin when missing)."""
+        return await asyncio.to_thread(self._adopt, admin_id)
+
+    async def drop_personal(self, user_id: str) -> list[str]:
+        """Remove the user's personal collection; the ids of its documents, now readable by nobody, to delete."""
+        return await asyncio.to_thread(self._drop_personal, user_id)
+
+    def _drop_personal(self, user_id: str) -> list[str]:
+        with self.index.transaction() as c:
+            row = c.execute("SELECT id FROM collections WHERE kind = 'personal' AND owner = ?", (user_id,)).fetchone()
+            if row is None:
+                return []
+            c.execute("DELETE FROM collections WHERE id = ?", (row[0],))
+            c.execute("DELETE FROM collection_groups WHERE collection_id = ?", (row[0],))
+            return [r[0] for r in c.execute("SELECT id FROM documents WHERE collection = ?", (row[0],))]
+
+    def _adopt(self, admin_id: str) -> int:
+        with self.index.transaction() as c:
+            if not c.execute("SELECT 1 FROM documents WHERE collection = '' LIMIT 1").fetchone():
+                return 0
+            c.execute(
+                f"INSERT OR IGNORE INTO collections ({_COLUMNS}) VALUES (?, ?, 'team', ?, 0, ?)",
+                (uuid.uuid4().hex[:16], TEAM, admin_id, now()),
+            )
+            team = c.execute("SELECT id FROM collections WHERE kind = 'team' AND name = ? COLLATE NOCASE", (TEAM,))
+            team_id = team.fetchone()[0]
+            moved = c.execute("UPDATE OR IGNORE documents SET collection = ? WHERE collection = ''", (team_id,))
+            left = c.execute("SELECT COUNT(*) FROM documents WHERE collection = ''").fetchone()[0]
+        if left:
+            log.warning("%d unfiled document(s) share a name with one in %r and stay unfiled", left, TEAM)
+        return moved.rowcount

@@ -1,0 +1,241 @@
+"""Collections through the API (RAG_AUTH=local, fake model, real SQLite and Chroma): uploads go to a collection the
+uploader may write; a document in another user's personal collection never shows in their search, chat sources,
+@mentions, document list or /v1 models, even as the best match; a withdrawn source reloads as not available."""
+
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+
+from backend.contract.types import SOURCE_NOT_AVAILABLE
+from backend.main import create_app
+from backend.tests.api.auth_helpers import PASSWORD, Person, client_of, sign_in
+from backend.tests.conftest import fake_settings
+
+SECRET = b"# Salaries\n\nThe salary of the chief lighthouse keeper is 91,000 crowns a year, paid in March."
+PUBLIC = b"# Boats\n\nBoat trips to the lighthouse rock leave the harbour on Saturdays in summer."
+QUESTION = "What is the salary of the chief lighthouse keeper?"
+
+
+@pytest.fixture
+async def app(tmp_path) -> AsyncIterator[FastAPI]:
+    application = create_app(fake_settings(tmp_path / "data", auth="local"))
+    async with LifespanManager(application):
+        yield application
+
+
+async def upload(person: Person, name: str, data: bytes, collection: str | None = None):
+    form = {"collection": collection} if collection is not None else None
+    return await person.client.post(
+        "/api/documents", files=[("files", (name, io.BytesIO(data)))], data=form, headers=person.headers()
+    )
+
+
+async def _people(app: FastAPI, ann_client, bob_client) -> tuple[Person, Person]:
+    """Ann, the first admin, and Bob, a user."""
+    await ann_client.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
+    ann = await sign_in(ann_client, "ann@team.org")
+    made = await ann_client.post(
+        "/api/users", json={"email": "bob@team.org", "password": PASSWORD}, headers=ann.headers()
+    )
+    assert made.status_code == 201
+    return ann, await sign_in(bob_client, "bob@team.org")
+
+
+async def _bob_has_a_secret(app: FastAPI, ann: Person, bob: Person) -> str:
+    """Bob's salaries note in his personal collection, Ann's boats note in hers; both indexed. Bob's note's id."""
+    secret = await upload(bob, "salaries.md", SECRET)
+    assert secret.status_code == 202, secret.text
+    assert (await upload(ann, "boats.md", PUBLIC)).status_code == 202
+    await app.state.services.knowledge.drain()
+    return secret.json()["documents"][0]["id"]
+
+
+async def test_best_match_in_bobs_collection_never_reaches_ann(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        secret_id = await _bob_has_a_secret(app, ann, bob)
+        found = (await bob_client.post("/api/search", json={"query": QUESTION}, headers=bob.headers())).json()
+        found = found["results"]
+        assert found[0]["doc_id"] == secret_id  # the best match, for the one who may read it
+
+        searched = await ann_client.post("/api/search", json={"query": QUESTION}, headers=ann.headers())
+        assert searched.status_code == 200 and secret_id not in searched.text and "salaries" not in searched.text
+        named = await ann_client.post(
+            "/api/search", json={"query": QUESTION, "documents": ["salaries.md"]}, headers=ann.headers()
+        )
+        missing = await ann_client.post(
+            "/api/search", json={"query": QUESTION, "documents": ["nothing.md"]}, headers=ann.headers()
+        )
+        assert named.status_code == missing.status_code == 422
+        assert named.json()["detail"] == missing.json()["detail"].replace("nothing.md", "salaries.md")
+
+        listed = (await ann_client.get("/api/documents")).json()
+        assert [d["name"] for d in listed] == ["boats.md"]
+        models = (await ann_client.get("/v1/models")).json()["data"]
+        assert [m["id"] for m in models] == ["ragline", "ragline-chat", "ragline:boats.md"]
+        model = await ann_client.post(
+            "/v1/chat/completions",
+            json={"model": "ragline:salaries.md", "messages": [{"role": "user", "content": QUESTION}]},
+            headers=ann.headers(),
+        )
+        assert model.status_code == 404 and "91,000" not in model.text
+
+        for message in (QUESTION, f"@salaries {QUESTION}", f"@salaries.md {QUESTION}"):
+            answer = await ann_client.post("/api/chat", json={"message": message, "mode": "rag"}, headers=ann.headers())
+            assert answer.status_code == 200, answer.text
+            assert "91,000" not in answer.text and secret_id not in answer.text, message
+            assert all(s["document"] != "salaries.md" for s in answer.json()["sources"]), message
+        bobs = await bob_client.post("/api/chat", json={"message": f"@salaries {QUESTION}"}, headers=bob.headers())
+        assert "91,000" in bobs.text  # the fake model repeats what it read: Bob's turn did read it
+
+
+async def test_another_users_document_routes_are_404s_like_missing_ones(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        secret_id = await _bob_has_a_secret(app, ann, bob)
+        ann_key = (await ann_client.post("/api/keys", json={"name": "k"}, headers=ann.headers())).json()["key"]
+        checked = 0
+        for auth in (ann.headers(), {"Authorization": f"Bearer {ann_key}"}):
+            for method, path in (("GET", ""), ("GET", "/text"), ("GET", "/file"), ("DELETE", "")):
+                theirs = await ann_client.request(method, f"/api/documents/{secret_id}{path}", headers=auth)
+                missing = await ann_client.request(method, f"/api/documents/no-such-doc{path}", headers=auth)
+                assert theirs.status_code == missing.status_code == 404, (method, path, theirs.text)
+                assert theirs.json() == missing.json() | {
+                    "detail": missing.json()["detail"].replace("no-such-doc", secret_id)
+                }
+                assert "salaries" not in theirs.text and "91,000" not in theirs.text
+                checked += 1
+        assert checked == 8
+        still = await bob_client.get(f"/api/documents/{secret_id}/text")
+        assert still.status_code == 200 and "91,000" in still.text
+
+
+async def test_uploads_only_into_collections_one_may_write(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        bob_personal = (await bob_client.get("/api/collections")).json()[0]
+        assert bob_personal["kind"] == "personal" and bob_personal["can_write"]
+
+        into_bobs = await upload(ann, "planted.md", PUBLIC, bob_personal["id"])
+        nowhere = await upload(ann, "planted.md", PUBLIC, "no-such-collection")
+        assert into_bobs.status_code == nowhere.status_code == 404
+        assert into_bobs.json()["detail"] == nowhere.json()["detail"].replace("no-such-collection", bob_personal["id"])
+
+        made = await ann_client.post("/api/collections", json={"name": "Handbook"}, headers=ann.headers())
+        open_one = await ann_client.post(
+            "/api/collections", json={"name": "Wiki", "users_write": True}, headers=ann.headers()
+        )
+        assert made.status_code == open_one.status_code == 201
+        again = await ann_client.post("/api/collections", json={"name": "handbook"}, headers=ann.headers())
+        blank = await ann_client.post("/api/collections", json={"name": "  "}, headers=ann.headers())
+        by_user = await bob_client.post("/api/collections", json={"name": "Mine"}, headers=bob.headers())
+        assert (again.status_code, blank.status_code, by_user.status_code) == (409, 422, 403)
+
+        seen = {c["name"]: c["can_write"] for c in (await bob_client.get("/api/collections")).json()}
+        assert seen == {"Personal": True, "Handbook": False, "Wiki": True}
+        refused = await upload(bob, "notes.md", PUBLIC, made.json()["id"])
+        assert refused.status_code == 403 and "Handbook" in refused.json()["detail"]
+        into_wiki = await upload(bob, "notes.md", PUBLIC, open_one.json()["id"])
+        assert into_wiki.status_code == 202
+        doc = into_wiki.json()["documents"][0]
+        assert doc["collection"] == open_one.json()["id"]
+        into_handbook = await upload(ann, "rules.md", PUBLIC, made.json()["id"])
+        await app.state.services.knowledge.drain()
+        rules_id = into_handbook.json()["documents"][0]["id"]
+        assert (await bob_client.get(f"/api/documents/{rules_id}")).status_code == 200  # a team document: read
+        assert (await bob_client.delete(f"/api/documents/{rules_id}", headers=bob.headers())).status_code == 403
+        assert (await bob_client.delete(f"/api/documents/{doc['id']}", headers=bob.headers())).status_code == 204
+        assert (await ann_client.delete(f"/api/documents/{rules_id}", headers=ann.headers())).status_code == 204
+
+
+async def test_a_citation_whose_document_is_gone_reloads_as_not_available(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        handbook = (await ann_client.post("/api/collections", json={"name": "Handbook"}, headers=ann.headers())).json()
+        doc = (await upload(ann, "salaries.md", SECRET, handbook["id"])).json()["documents"][0]
+        await app.state.services.knowledge.drain()
+        asked = await bob_client.post("/api/chat", json={"message": f"@salaries {QUESTION}"}, headers=bob.headers())
+        thread_id = asked.json()["thread_id"]
+        assert asked.json()["sources"][0]["doc_id"] == doc["id"]
+        assert (await ann_client.delete(f"/api/documents/{doc['id']}", headers=ann.headers())).status_code == 204
+
+        detail = (await bob_client.get(f"/api/threads/{thread_id}")).json()["messages"][1]["sources"]
+        export = (await bob_client.get(f"/api/threads/{thread_id}/export")).json()["turns"][0]["sources"]
+        markdown = (await bob_client.get(f"/api/threads/{thread_id}/export?format=markdown")).text
+        for sources in (detail, export):
+            assert sources and all(s["available"] is False and s["snippet"] == "" for s in sources)
+            assert all(s["document"] == SOURCE_NOT_AVAILABLE and "doc_id" not in s for s in sources)
+        assert SOURCE_NOT_AVAILABLE in markdown
+        memory = (await bob_client.get(f"/api/threads/{thread_id}/memory")).json()
+        assert memory["ledger"] and all(e["document"] == SOURCE_NOT_AVAILABLE for e in memory["ledger"])
+
+
+async def test_deleting_a_user_removes_their_personal_documents_not_the_teams(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        secret_id = await _bob_has_a_secret(app, ann, bob)
+        wiki = await ann_client.post(
+            "/api/collections", json={"name": "Wiki", "users_write": True}, headers=ann.headers()
+        )
+        shared = (await upload(bob, "boats.md", PUBLIC, wiki.json()["id"])).json()["documents"][0]["id"]
+        await app.state.services.knowledge.drain()
+        gone = await ann_client.delete(f"/api/users/{bob.user['id']}", headers=ann.headers())
+        assert gone.status_code == 204
+        index = app.state.services.knowledge.index
+        assert index.document(secret_id) is None and index.document(shared) is not None
+        found = (await ann_client.post("/api/search", json={"query": QUESTION}, headers=ann.headers())).json()
+        assert all(r["doc_id"] != secret_id for r in found["results"])
+
+
+async def test_a_group_collection_is_read_by_its_groups_only_and_written_when_shared_for_writing(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client, client_of(app) as cy_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        made = await ann_client.post(
+            "/api/users", json={"email": "cy@team.org", "password": PASSWORD}, headers=ann.headers()
+        )
+        cy = await sign_in(cy_client, "cy@team.org")
+        group = (await ann_client.post("/api/groups", json={"name": "Board"}, headers=ann.headers())).json()
+        board = await ann_client.post(
+            "/api/collections", json={"name": "Minutes", "kind": "group"}, headers=ann.headers()
+        )
+        assert made.status_code == 201 and board.status_code == 201, board.text
+        board_id, share = board.json()["id"], f"/api/collections/{board.json()['id']}/groups/{group['id']}"
+        member = f"/api/groups/{group['id']}/members/{bob.user['id']}"
+        assert (await ann_client.put(member, headers=ann.headers())).status_code == 204
+        assert (await ann_client.put(share, json={"access": "read"}, headers=ann.headers())).status_code == 204
+        doc_id = (await upload(ann, "minutes.md", SECRET, board_id)).json()["documents"][0]["id"]
+        await app.state.services.knowledge.drain()
+
+        assert [g["members"] for g in (await ann_client.get("/api/groups")).json()] == [[bob.user["id"]]]
+        assert (await bob_client.get(f"/api/documents/{doc_id}")).status_code == 200
+        assert (await cy_client.get(f"/api/documents/{doc_id}")).status_code == 404
+        assert "minutes" not in (await cy_client.get("/api/documents")).text
+        assert board_id not in (await cy_client.get("/api/collections")).text
+        found = (await cy_client.post("/api/search", json={"query": QUESTION}, headers=cy.headers())).json()
+        assert found["results"] == []
+        assert (await upload(bob, "notes.md", PUBLIC, board_id)).status_code == 403
+        assert (await upload(cy, "notes.md", PUBLIC, board_id)).status_code == 404
+
+        assert (await ann_client.put(share, json={"access": "write"}, headers=ann.headers())).status_code == 204
+        assert (await upload(bob, "notes.md", PUBLIC, board_id)).status_code == 202
+        assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
+        assert (await bob_client.get(f"/api/documents/{doc_id}")).status_code == 404
+
+        team = (await ann_client.post("/api/collections", json={"name": "All"}, headers=ann.headers())).json()
+        bad = [
+            await ann_client.put(
+                f"/api/collections/{team['id']}/groups/{group['id']}", json={"access": "read"}, headers=ann.headers()
+            ),
+            await ann_client.put(
+                f"/api/collections/{board_id}/groups/nope", json={"access": "read"}, headers=ann.headers()
+            ),
+            await ann_client.put(share, json={"access": "admin"}, headers=ann.headers()),
+            await ann_client.put(f"/api/groups/{group['id']}/members/nobody", headers=ann.headers()),
+            await ann_client.post("/api/groups", json={"name": "board"}, headers=ann.headers()),
+            await bob_client.post("/api/groups", json={"name": "Mine"}, headers=bob.headers()),
+            await bob_client.put(share, json={"access": "write"}, headers=bob.headers()),
+        ]
+        assert [r.status_code for r in bad] == [422, 404, 422, 404, 409, 403, 403]
