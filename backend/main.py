@@ -21,6 +21,7 @@ from backend.api import (
     errors,
     groups,
     health,
+    invitations,
     keys,
     oidc,
     openai,
@@ -147,7 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sso = SsoProvider(app.state.settings) if app.state.settings.oidc_issuer else None
     for module in (health, auth, oidc):  # public: the rest needs a signed-in user when RAG_AUTH=local
         app.include_router(module.router)
-    for module in (chat, runs, threads, documents, collections, search, users, groups, keys, openai):
+    for module in (chat, runs, threads, documents, collections, search, users, invitations, groups, keys, openai):
         app.include_router(module.router, dependencies=[Depends(authenticated)])
     install_openapi(app)
     return app

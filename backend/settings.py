@@ -280,6 +280,11 @@ class Settings(BaseSettings):
     session_hours: float = Field(24.0 * 14, gt=0, description="Hours a sign-in session lasts without use.")
     login_attempts: int = Field(5, ge=1, description="Failed sign-ins per address and e-mail before a pause.")
     login_window_seconds: float = Field(900.0, gt=0, description="Window the failed sign-ins are counted over.")
+    signup_domains: list[str] = Field(
+        default_factory=list,
+        description="E-mail domains whose people may create their own account at /sign-in (addresses are not "
+        "verified: prefer invitations or single sign-on where that matters); empty: invitations only.",
+    )
     trusted_header: str = Field(
         "",
         description="Header naming the signed-in person's e-mail, set by an authenticating proxy in front (for example "
@@ -351,6 +356,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"RAG_TRUSTED_PROXIES: {proxy!r} is not an address or a network (CIDR)") from None
         if self.oidc_issuer and (self.auth != "local" or not self.oidc_client_id):
             raise ValueError("RAG_OIDC_ISSUER needs RAG_AUTH=local and RAG_OIDC_CLIENT_ID")
+        self.signup_domains = [d.strip().lower().lstrip("@") for d in self.signup_domains if d.strip()]
         self.oidc_allowed_domains = [d.strip().lower().lstrip("@") for d in self.oidc_allowed_domains if d.strip()]
         return self
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from backend.accounts.limiter import LoginLimiter
 from backend.accounts.passwords import Passwords
-from backend.accounts.store import AccountStore, ApiKey, Role, User
+from backend.accounts.store import AccountStore, ApiKey, Invitation, Role, User
 from backend.accounts.tokens import digest, new_api_key, new_secret
 from backend.clock import now
 
@@ -99,3 +99,24 @@ class Accounts:
         key = ApiKey(str(uuid.uuid4()), user.id, name, prefix, now(), None, None)
         await self.store.create_key(key, digest(secret))
         return key, secret
+
+    async def invite(self, admin: User, email: str | None, role: Role, days: float) -> tuple[Invitation, str]:
+        """A new invitation and its token (shown once, in the link; only its hash is kept)."""
+        token = new_secret()
+        invitation = Invitation(str(uuid.uuid4()), email, role, admin.id, now(), _later(timedelta(days=days)))
+        await self.store.create_invitation(invitation, digest(token))
+        return invitation, token
+
+    async def invitation(self, token: str) -> Invitation | None:
+        """The invitation of a token while it can be used."""
+        return await self.store.invitation(digest(token), now())
+
+    async def accept(self, token: str, email: str, display_name: str, password: str) -> SignedIn:
+        """Create the invited account and sign it in; InvitationInvalid (also for another e-mail than the one
+        invited) or EmailTaken."""
+        found = await self.store.invitation(digest(token), now())
+        role: Role = found.role if found else "user"
+        user = User(str(uuid.uuid4()), email, display_name or email.split("@")[0], role, now())
+        await self.store.accept_invitation(digest(token), user, await self.passwords.hash(password), now())
+        log.info("invitation used: user %s (%s) created", user.id, role)
+        return await self.open_session(user)

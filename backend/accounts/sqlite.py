@@ -6,7 +6,16 @@ transaction is ever held across an await.
 
 import sqlite3
 
-from backend.accounts.store import ApiKey, EmailTaken, Group, GroupTaken, NotFirstUser, User
+from backend.accounts.store import (
+    ApiKey,
+    EmailTaken,
+    Group,
+    GroupTaken,
+    Invitation,
+    InvitationInvalid,
+    NotFirstUser,
+    User,
+)
 from backend.store.sqlite import SqliteDatabase
 
 _SCHEMA = """
@@ -48,7 +57,19 @@ CREATE TABLE IF NOT EXISTS group_members (
     PRIMARY KEY (group_id, user_id)
 );
 CREATE INDEX IF NOT EXISTS group_members_user ON group_members(user_id);
+CREATE TABLE IF NOT EXISTS invitations (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    email TEXT COLLATE NOCASE,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+    created_by TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT,
+    revoked_at TEXT
+);
 """
+INVITATION_COLUMNS = "id, email, role, created_by, created_at, expires_at, used_at, revoked_at"
 USER_COLUMNS = "id, email, display_name, role, created_at"
 KEY_COLUMNS = "id, user_id, name, prefix, created_at, last_used_at, revoked_at"
 
@@ -122,6 +143,54 @@ class SqliteAccountStore:
             return conn.execute("DELETE FROM users WHERE id = ?", (user_id,)).rowcount > 0
 
         return await self._db.write(job)
+
+    async def create_invitation(self, invitation: Invitation, token_hash: str) -> None:
+        """Store a new invitation (only a hash of its token)."""
+        sql = f"INSERT INTO invitations ({INVITATION_COLUMNS}, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        i = invitation
+        values = (i.id, i.email, i.role, i.created_by, i.created_at, i.expires_at, i.used_at, i.revoked_at)
+        await self._db.write(lambda c: c.execute(sql, (*values, token_hash)))
+
+    async def invitations(self) -> list[Invitation]:
+        """Every invitation, newest first."""
+        sql = f"SELECT {INVITATION_COLUMNS} FROM invitations ORDER BY created_at DESC, rowid DESC"
+        return [Invitation(*r) for r in await self._db.read(lambda c: c.execute(sql).fetchall())]
+
+    async def invitation(self, token_hash: str, at: str) -> Invitation | None:
+        """The invitation of a token while it can be used at `at` (not expired, used or revoked)."""
+        sql = (
+            f"SELECT {INVITATION_COLUMNS} FROM invitations WHERE token_hash = ? AND expires_at > ? "
+            "AND used_at IS NULL AND revoked_at IS NULL"
+        )
+        row = await self._db.read(lambda c: c.execute(sql, (token_hash, at)).fetchone())
+        return Invitation(*row) if row else None
+
+    async def accept_invitation(self, token_hash: str, user: User, password_hash: str, at: str) -> User:
+        """Create the account and use up the invitation in one transaction; InvitationInvalid or EmailTaken."""
+
+        def job(conn: sqlite3.Connection) -> None:
+            used = conn.execute(
+                "UPDATE invitations SET used_at = ? WHERE token_hash = ? AND expires_at > ? AND used_at IS NULL "
+                "AND revoked_at IS NULL AND (email IS NULL OR email = ?)",
+                (at, token_hash, at, user.email),
+            )
+            if used.rowcount != 1:
+                raise InvitationInvalid
+            try:
+                conn.execute(
+                    f"INSERT INTO users ({USER_COLUMNS}, password_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                    (user.id, user.email, user.display_name, user.role, user.created_at, password_hash),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise EmailTaken(user.email) from exc  # the worker rolls the job back: the invitation stays unused
+
+        await self._db.write(job)
+        return user
+
+    async def revoke_invitation(self, invitation_id: str, at: str) -> bool:
+        """Revoke an unused invitation; False when there is no such unused invitation."""
+        sql = "UPDATE invitations SET revoked_at = ? WHERE id = ? AND used_at IS NULL AND revoked_at IS NULL"
+        return await self._db.write(lambda c: c.execute(sql, (at, invitation_id)).rowcount > 0)
 
     async def create_session(self, token_hash: str, user_id: str, created_at: str, expires_at: str) -> None:
         """Store a new session."""

@@ -39,6 +39,24 @@ class Group:
     members: tuple[str, ...] = ()  # user ids
 
 
+class InvitationInvalid(Exception):
+    """No such invitation, or it expired, was used or was revoked (one reason for all, so nothing is revealed)."""
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """An admin's invitation: whoever holds its link creates one account (with this e-mail, when it names one)."""
+
+    id: str
+    email: str | None
+    role: Role
+    created_by: str
+    created_at: str
+    expires_at: str
+    used_at: str | None = None
+    revoked_at: str | None = None
+
+
 @dataclass(frozen=True)
 class ApiKey:
     """A personal API key: only a hash of the secret is kept; its prefix lets the owner recognise it."""
@@ -102,6 +120,21 @@ class AccountStore(Protocol):
 
     async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> User | None:
         """The owner of a key that is not revoked, or None; records its use if last recorded before touch_after."""
+
+    async def create_invitation(self, invitation: Invitation, token_hash: str) -> None:
+        """Store a new invitation (only a hash of its token)."""
+
+    async def invitations(self) -> list[Invitation]:
+        """Every invitation, newest first."""
+
+    async def invitation(self, token_hash: str, at: str) -> Invitation | None:
+        """The invitation of a token while it can be used at `at` (not expired, used or revoked)."""
+
+    async def accept_invitation(self, token_hash: str, user: User, password_hash: str, at: str) -> User:
+        """Create the account and use up the invitation in one transaction; InvitationInvalid or EmailTaken."""
+
+    async def revoke_invitation(self, invitation_id: str, at: str) -> bool:
+        """Revoke an unused invitation; False when there is no such unused invitation."""
 
     async def create_group(self, group: Group) -> Group:
         """Store a new group (GroupTaken when the name is used)."""

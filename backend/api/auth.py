@@ -1,4 +1,6 @@
-"""GET /api/auth/status, POST /api/auth/setup (first admin), /api/auth/login and /api/auth/logout."""
+"""GET /api/auth/status, POST /api/auth/setup (first admin), /api/auth/login and /api/auth/logout; joining by an
+admin's invitation (GET /api/auth/invitations/{token}, POST /api/auth/accept) or, for listed e-mail domains, by
+signing up (POST /api/auth/signup)."""
 
 import logging
 import math
@@ -6,12 +8,21 @@ import math
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 
 from backend.accounts.service import Accounts, TooManyAttempts
-from backend.accounts.store import NotFirstUser, User
+from backend.accounts.store import EmailTaken, InvitationInvalid, NotFirstUser, User
 from backend.accounts.tokens import csrf_token
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep, accounts_of, authenticated, identify
-from backend.contract.auth import SESSION_COOKIE, AuthStatus, LoginRequest, SetupRequest, SignedIn, UserOut
+from backend.contract.auth import (
+    SESSION_COOKIE,
+    AcceptRequest,
+    AuthStatus,
+    InvitationInfo,
+    LoginRequest,
+    SetupRequest,
+    SignedIn,
+    UserOut,
+)
 from backend.memory.conversations import LOCAL_OWNER
 
 log = logging.getLogger(__name__)
@@ -79,6 +90,7 @@ async def status(request: Request, response: Response) -> AuthStatus:
         setup_needed=setup_needed,
         user=user and user_out(user),
         csrf_token=csrf,
+        signup=bool(request.app.state.settings.signup_domains),
         sso=sso.name if sso else None,
     )
 
@@ -115,6 +127,56 @@ async def login(body: LoginRequest, request: Request, response: Response) -> Sig
     if signed is None:
         raise HTTPException(401, WRONG)
     return start_session(request, response, signed.user, signed.token)
+
+
+INVALID_INVITATION = (
+    "This invitation is not valid: it expired, was used or revoked, or the link is incomplete; "
+    "ask an admin for a new one"
+)
+
+
+@router.get("/invitations/{token}", response_model=InvitationInfo, responses=responses(404))
+async def invitation(token: str, request: Request) -> InvitationInfo:
+    """What an invitation link creates, while it can be used (404 otherwise, the same for every reason)."""
+    found = await _accounts_on(request).invitation(token)
+    if found is None:
+        raise HTTPException(404, INVALID_INVITATION)
+    return InvitationInfo(email=found.email, role=found.role, expires_at=found.expires_at)
+
+
+@router.post("/accept", response_model=SignedIn, status_code=201, responses=responses(404, 409, 422))
+async def accept(body: AcceptRequest, request: Request, response: Response) -> SignedIn:
+    """Create the invited account and sign it in; the invitation is used up."""
+    accounts = _accounts_on(request)
+    try:
+        signed = await accounts.accept(body.token, body.email.strip(), body.display_name.strip(), body.password)
+    except InvitationInvalid:
+        log.warning("an invitation was refused (unknown, expired, used, revoked, or for another e-mail)")
+        raise HTTPException(404, INVALID_INVITATION + " (an invitation for one e-mail works only with it)") from None
+    except EmailTaken:
+        raise HTTPException(409, "An account with this e-mail exists already: sign in instead") from None
+    return start_session(request, response, signed.user, signed.token)
+
+
+@router.post("/signup", response_model=SignedIn, status_code=201, responses=responses(403, 404, 409, 422, 429))
+async def signup(body: SetupRequest, request: Request, response: Response) -> SignedIn:
+    """Create your own account, when the admin allows sign-up for your e-mail's domain (RAG_SIGNUP_DOMAINS)."""
+    accounts = _accounts_on(request)
+    email, address = body.email.strip(), request.client.host if request.client else ""
+    if email.rsplit("@", 1)[-1].lower() not in request.app.state.settings.signup_domains:
+        log.warning("sign-up refused for %r from %s: domain not in RAG_SIGNUP_DOMAINS", email, address)
+        raise HTTPException(403, "Sign-up is not open for this e-mail address: ask an admin for an invitation")
+    if wait := accounts.limiter.wait_seconds(address, "sign-up"):
+        raise HTTPException(429, f"Too many sign-ups from your address; try again in {math.ceil(wait)} s")
+    if await accounts.store.count_users() == 0:
+        raise HTTPException(409, "No admin exists yet: the first account is made by the first-run setup")
+    accounts.limiter.failed(address, "sign-up")  # every sign-up counts: an address cannot make accounts in bulk
+    try:
+        user = await accounts.create_user(email, body.display_name.strip(), body.password, "user")
+    except EmailTaken:
+        raise HTTPException(409, "An account with this e-mail exists already: sign in instead") from None
+    log.info("user %s signed up from %s", user.id, address)
+    return start_session(request, response, user, (await accounts.open_session(user)).token)
 
 
 @router.post("/logout", status_code=204, responses=responses(401, 403), dependencies=[Depends(authenticated)])

@@ -54,6 +54,9 @@ PUBLIC = {
     ("get", "/api/auth/status"),
     ("post", "/api/auth/setup"),
     ("post", "/api/auth/login"),
+    ("get", "/api/auth/invitations/{token}"),  # joining: the invitation's token or an allowed domain
+    ("post", "/api/auth/accept"),
+    ("post", "/api/auth/signup"),
     ("get", "/api/auth/oidc/login"),  # single sign-on: the provider vouches for the person
     ("get", "/api/auth/oidc/callback"),
 }

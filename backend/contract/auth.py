@@ -32,6 +32,7 @@ class AuthStatus(BaseModel):
     csrf_token: str | None = Field(
         None, description=f"Send it as the {CSRF_HEADER} header on writes authenticated by the session cookie."
     )
+    signup: bool = Field(False, description="true: people of some e-mail domains may create their own account.")
     sso: str | None = Field(
         None, description=f"Name of the single sign-on provider, when there is one: GET {SSO_LOGIN} signs in there."
     )
@@ -107,3 +108,47 @@ class GroupOut(BaseModel):
     name: str
     members: list[str]
     created_at: str
+
+
+class InvitationRequest(BaseModel):
+    """Body of POST /api/invitations (admins only)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    email: str | None = Field(
+        None, min_length=3, max_length=254, pattern=EMAIL_PATTERN, description="Only this address may use it."
+    )
+    role: Literal["admin", "user"] = "user"
+    expires_days: float = Field(7.0, gt=0, le=30, description="Days the link stays valid, up to 30.")
+
+
+class InvitationOut(BaseModel):
+    """An invitation as admins list it: never its token."""
+
+    id: str
+    email: str | None
+    role: Literal["admin", "user"]
+    created_at: str
+    expires_at: str
+    status: Literal["open", "used", "expired", "revoked"]
+
+
+class InvitationCreated(InvitationOut):
+    """A new invitation: its token is shown this once."""
+
+    token: str
+    link: str = Field(description="Path of the UI page that accepts it: send it to the person invited.")
+
+
+class InvitationInfo(BaseModel):
+    """Body of GET /api/auth/invitations/{token}: what the link creates."""
+
+    email: str | None
+    role: Literal["admin", "user"]
+    expires_at: str
+
+
+class AcceptRequest(SetupRequest):
+    """Body of POST /api/auth/accept: the invitation's token and the new account."""
+
+    token: str = Field(min_length=1, max_length=200)

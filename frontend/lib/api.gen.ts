@@ -4,6 +4,46 @@
  */
 
 export interface paths {
+    "/api/auth/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept
+         * @description Create the invited account and sign it in; the invitation is used up.
+         */
+        post: operations["accept_api_auth_accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invitation
+         * @description What an invitation link creates, while it can be used (404 otherwise, the same for every reason).
+         */
+        get: operations["invitation_api_auth_invitations__token__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -98,6 +138,26 @@ export interface paths {
          * @description Create the first account, an admin, and sign it in; only while no account exists.
          */
         post: operations["setup_api_auth_setup_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signup
+         * @description Create your own account, when the admin allows sign-up for your e-mail's domain (RAG_SIGNUP_DOMAINS).
+         */
+        post: operations["signup_api_auth_signup_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -369,6 +429,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Invitations
+         * @description Every invitation with its state, newest first.
+         */
+        get: operations["list_invitations_api_invitations_get"];
+        put?: never;
+        /**
+         * Invite
+         * @description A link that creates one account (with the given e-mail, if any); its token is shown only here.
+         */
+        post: operations["invite_api_invitations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke
+         * @description Revoke an unused invitation: its link stops working.
+         */
+        delete: operations["revoke_api_invitations__invitation_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -699,6 +803,30 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AcceptRequest
+         * @description Body of POST /api/auth/accept: the invitation's token and the new account.
+         */
+        AcceptRequest: {
+            /**
+             * Display Name
+             * @description Name shown in the UI; defaults to the e-mail's name.
+             * @default
+             */
+            display_name: string;
+            /**
+             * Email
+             * @description E-mail address (the sign-in name).
+             */
+            email: string;
+            /**
+             * Password
+             * @description 8 to 1024 characters.
+             */
+            password: string;
+            /** Token */
+            token: string;
+        };
+        /**
          * Annotation
          * @description OpenAI's chat-completion annotation (one per cited source, at its first marker).
          */
@@ -767,6 +895,12 @@ export interface components {
              * @description true: no account exists yet; POST /api/auth/setup creates the admin.
              */
             setup_needed: boolean;
+            /**
+             * Signup
+             * @description true: people of some e-mail domains may create their own account.
+             * @default false
+             */
+            signup: boolean;
             /**
              * Sso
              * @description Name of the single sign-on provider, when there is one: GET /api/auth/oidc/login signs in there.
@@ -1358,6 +1492,99 @@ export interface components {
             scores: {
                 [key: string]: number;
             };
+        };
+        /**
+         * InvitationCreated
+         * @description A new invitation: its token is shown this once.
+         */
+        InvitationCreated: {
+            /** Created At */
+            created_at: string;
+            /** Email */
+            email: string | null;
+            /** Expires At */
+            expires_at: string;
+            /** Id */
+            id: string;
+            /**
+             * Link
+             * @description Path of the UI page that accepts it: send it to the person invited.
+             */
+            link: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "user";
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "used" | "expired" | "revoked";
+            /** Token */
+            token: string;
+        };
+        /**
+         * InvitationInfo
+         * @description Body of GET /api/auth/invitations/{token}: what the link creates.
+         */
+        InvitationInfo: {
+            /** Email */
+            email: string | null;
+            /** Expires At */
+            expires_at: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "user";
+        };
+        /**
+         * InvitationOut
+         * @description An invitation as admins list it: never its token.
+         */
+        InvitationOut: {
+            /** Created At */
+            created_at: string;
+            /** Email */
+            email: string | null;
+            /** Expires At */
+            expires_at: string;
+            /** Id */
+            id: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "user";
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "used" | "expired" | "revoked";
+        };
+        /**
+         * InvitationRequest
+         * @description Body of POST /api/invitations (admins only).
+         */
+        InvitationRequest: {
+            /**
+             * Email
+             * @description Only this address may use it.
+             */
+            email?: string | null;
+            /**
+             * Expires Days
+             * @description Days the link stays valid, up to 30.
+             * @default 7
+             */
+            expires_days: number;
+            /**
+             * Role
+             * @default user
+             * @enum {string}
+             */
+            role: "admin" | "user";
         };
         /**
          * KeyCreated
@@ -2076,6 +2303,97 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    accept_api_auth_accept_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    invitation_api_auth_invitations__token__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationInfo"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     login_api_auth_login_post: {
         parameters: {
             query?: never;
@@ -2313,6 +2631,75 @@ export interface operations {
             };
             /** @description The request is malformed or a value is not allowed; the message says why. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    signup_api_auth_signup_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetupRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; the Retry-After header says how many seconds to wait. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3192,6 +3579,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    list_invitations_api_invitations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationOut"][];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    invite_api_invitations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationCreated"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_api_invitations__invitation_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -1,4 +1,5 @@
-/** Accounts in the UI (RAG_AUTH=local): status, first-run setup, sign-in and sign-out. */
+/** Accounts in the UI (RAG_AUTH=local): status, first-run setup, sign-in, joining (invitation or sign-up) and
+ * sign-out. */
 import type { components } from "./api.gen";
 import { csrfHeaders, setCsrfToken } from "./csrf";
 import { ApiError, errorDetail } from "./sse";
@@ -8,6 +9,8 @@ export type AuthStatus = Schemas["AuthStatus"];
 export type SignedIn = Schemas["SignedIn"];
 export type SetupRequest = Schemas["SetupRequest"];
 export type LoginRequest = Schemas["LoginRequest"];
+export type AcceptRequest = Schemas["AcceptRequest"];
+export type InvitationInfo = Schemas["InvitationInfo"];
 
 async function post<T>(path: string, body?: unknown): Promise<T> {
   const res = await fetch(path, {
@@ -35,6 +38,21 @@ export const authApi = {
   },
   login: async (body: LoginRequest): Promise<SignedIn> => {
     const signed = await post<SignedIn>("/api/auth/login", body);
+    setCsrfToken(signed.csrf_token);
+    return signed;
+  },
+  invitation: async (token: string): Promise<InvitationInfo> => {
+    const res = await fetch(`/api/auth/invitations/${encodeURIComponent(token)}`, { cache: "no-store" });
+    if (!res.ok) throw new ApiError(await errorDetail(res), res.status);
+    return (await res.json()) as InvitationInfo;
+  },
+  accept: async (body: AcceptRequest): Promise<SignedIn> => {
+    const signed = await post<SignedIn>("/api/auth/accept", body);
+    setCsrfToken(signed.csrf_token);
+    return signed;
+  },
+  signup: async (body: SetupRequest): Promise<SignedIn> => {
+    const signed = await post<SignedIn>("/api/auth/signup", body);
     setCsrfToken(signed.csrf_token);
     return signed;
   },

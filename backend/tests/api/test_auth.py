@@ -21,6 +21,9 @@ PUBLIC = {
     ("get", "/api/auth/status"),
     ("post", "/api/auth/setup"),
     ("post", "/api/auth/login"),
+    ("get", "/api/auth/invitations/{token}"),  # joining: the invitation's token or an allowed domain
+    ("post", "/api/auth/accept"),
+    ("post", "/api/auth/signup"),
     ("get", "/api/auth/oidc/login"),  # single sign-on: the provider vouches for the person
     ("get", "/api/auth/oidc/callback"),
 }
@@ -48,6 +51,7 @@ async def test_a_fresh_install_asks_for_setup_then_setup_signs_the_admin_in(app)
             "setup_needed": True,
             "user": None,
             "csrf_token": None,
+            "signup": False,
             "sso": None,
         }
         created = await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
