@@ -25,6 +25,7 @@ from backend.api import (
     keys,
     oidc,
     openai,
+    profile,
     runs,
     search,
     threads,
@@ -148,7 +149,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sso = SsoProvider(app.state.settings) if app.state.settings.oidc_issuer else None
     for module in (health, auth, oidc):  # public: the rest needs a signed-in user when RAG_AUTH=local
         app.include_router(module.router)
-    for module in (chat, runs, threads, documents, collections, search, users, invitations, groups, keys, openai):
+    for module in (
+        chat,
+        runs,
+        threads,
+        documents,
+        collections,
+        search,
+        users,
+        profile,
+        invitations,
+        groups,
+        keys,
+        openai,
+    ):
         app.include_router(module.router, dependencies=[Depends(authenticated)])
     install_openapi(app)
     return app

@@ -14,6 +14,7 @@ from backend.accounts.store import (
     Invitation,
     InvitationInvalid,
     NotFirstUser,
+    Profile,
     User,
 )
 from backend.store.sqlite import SqliteDatabase
@@ -57,6 +58,12 @@ CREATE TABLE IF NOT EXISTS group_members (
     PRIMARY KEY (group_id, user_id)
 );
 CREATE INDEX IF NOT EXISTS group_members_user ON group_members(user_id);
+CREATE TABLE IF NOT EXISTS profiles (
+    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    job_title TEXT NOT NULL,
+    team TEXT NOT NULL,
+    language TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS invitations (
     id TEXT PRIMARY KEY,
     token_hash TEXT NOT NULL UNIQUE,
@@ -140,9 +147,21 @@ class SqliteAccountStore:
             conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,))
             conn.execute("DELETE FROM api_keys WHERE user_id = ?", (user_id,))
             conn.execute("DELETE FROM group_members WHERE user_id = ?", (user_id,))
+            conn.execute("DELETE FROM profiles WHERE user_id = ?", (user_id,))
             return conn.execute("DELETE FROM users WHERE id = ?", (user_id,)).rowcount > 0
 
         return await self._db.write(job)
+
+    async def profile(self, user_id: str) -> Profile:
+        """A user's profile (empty fields when never set)."""
+        sql = "SELECT job_title, team, language FROM profiles WHERE user_id = ?"
+        row = await self._db.read(lambda c: c.execute(sql, (user_id,)).fetchone())
+        return Profile(*row) if row else Profile()
+
+    async def set_profile(self, user_id: str, profile: Profile) -> None:
+        """Replace a user's profile."""
+        sql = "INSERT OR REPLACE INTO profiles (user_id, job_title, team, language) VALUES (?, ?, ?, ?)"
+        await self._db.write(lambda c: c.execute(sql, (user_id, profile.job_title, profile.team, profile.language)))
 
     async def create_invitation(self, invitation: Invitation, token_hash: str) -> None:
         """Store a new invitation (only a hash of its token)."""

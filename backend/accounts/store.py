@@ -39,6 +39,15 @@ class Group:
     members: tuple[str, ...] = ()  # user ids
 
 
+@dataclass(frozen=True)
+class Profile:
+    """What a user tells Ragline about themselves, for the prompts' short user context."""
+
+    job_title: str = ""
+    team: str = ""
+    language: str = ""
+
+
 class InvitationInvalid(Exception):
     """No such invitation, or it expired, was used or was revoked (one reason for all, so nothing is revealed)."""
 
@@ -120,6 +129,12 @@ class AccountStore(Protocol):
 
     async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> User | None:
         """The owner of a key that is not revoked, or None; records its use if last recorded before touch_after."""
+
+    async def profile(self, user_id: str) -> Profile:
+        """A user's profile (empty fields when never set)."""
+
+    async def set_profile(self, user_id: str, profile: Profile) -> None:
+        """Replace a user's profile."""
 
     async def create_invitation(self, invitation: Invitation, token_hash: str) -> None:
         """Store a new invitation (only a hash of its token)."""

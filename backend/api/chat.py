@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, HTTPException
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from backend.api.collections import readable_documents
+from backend.api.asker import asker_of
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
@@ -90,8 +90,8 @@ async def chat_stream(body: ChatRequest, services: ServicesDep, principal: Princ
     """
     _check_length(body, services)
     thread_id = await own_thread(body, services, principal)
-    readable = await readable_documents(services, principal)
-    run = await services.runner.start(body.message, body.mode, thread_id, body.use_memory, body.guardrail, readable)
+    asker = await asker_of(services, principal, body.user_context)
+    run = await services.runner.start(body.message, body.mode, thread_id, body.use_memory, body.guardrail, asker)
     on_leave = run if body.on_disconnect == "cancel" else None
     return event_stream(sse_frames(services, run.run_id, 0, on_leave), services)
 
@@ -109,10 +109,8 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
     done: DoneEvent | None = None
     runner = services.runner
     thread_id = await own_thread(body, services, principal)
-    readable = await readable_documents(services, principal)
-    turn = runner.events(
-        body.message, body.mode, thread_id, body.use_memory, body.on_disconnect, body.guardrail, readable
-    )
+    asker = await asker_of(services, principal, body.user_context)
+    turn = runner.events(body.message, body.mode, thread_id, body.use_memory, body.on_disconnect, body.guardrail, asker)
     async for event in turn:  # consumed to the end, so the summary update is scheduled
         if isinstance(event, ErrorEvent):
             raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)

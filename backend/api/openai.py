@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from backend.api.asker import asker_of
 from backend.api.collections import readable_documents
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import openai_error
@@ -188,8 +189,8 @@ async def chat_completions(
     """One turn: a completion, or with `stream: true` its chunks (status lines, tokens, a last chunk with sources)."""
     settings = services.deps.settings
     conversation = read_conversation(body, settings.max_message_chars)
-    readable = await readable_documents(services, principal)
-    mode, question = await turn_for_model(body.model, conversation.question, services, readable)
+    asker = await asker_of(services, principal)
+    mode, question = await turn_for_model(body.model, conversation.question, services, asker.readable)
     named = _named_threads(request, body, x_ragline_thread_id)
     thread = await choose_thread(named, conversation, services, principal)
     if principal.user is not None and not await services.conversations.claim(thread.thread_id, principal.owner):
@@ -197,7 +198,7 @@ async def chat_completions(
     base_url = str(request.base_url).rstrip("/")
     writer = TurnWriter(body.model, int(time.time()), thread, conversation, base_url)
     headers = {THREAD_HEADER: thread.thread_id}
-    events = services.runner.events(question, mode, thread.thread_id, readable=readable)
+    events = services.runner.events(question, mode, thread.thread_id, asker=asker)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
         return EventSourceResponse(

@@ -33,6 +33,12 @@ class ChatRequest(BaseModel):
         description="warn: re-send a message the input guardrail blocked as an injection or jailbreak; it goes "
         "through once, logged. Honoured only when the server allows it (RAG_GUARDRAIL_ALLOW_OVERRIDE).",
     )
+    user_context: str = Field(
+        "",
+        max_length=500,
+        description="A note about you or your situation for this turn (for example 'I work night shifts'), added to "
+        "your profile's context; it informs the answer, it never changes the assistant's rules.",
+    )
     on_disconnect: Literal["continue", "cancel"] = Field(
         "continue",
         description="continue: the run goes on when the client leaves (re-attach with GET /api/runs/{id}/stream); "

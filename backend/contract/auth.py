@@ -152,3 +152,13 @@ class AcceptRequest(SetupRequest):
     """Body of POST /api/auth/accept: the invitation's token and the new account."""
 
     token: str = Field(min_length=1, max_length=200)
+
+
+class ProfileBody(BaseModel):
+    """Body of GET and PUT /api/me/profile: what the prompts' short user context says about you."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    job_title: str = Field("", max_length=100, description="For example Field engineer.")
+    team: str = Field("", max_length=100, description="For example Service.")
+    language: str = Field("", max_length=50, description="Language answers should be written in, e.g. German.")

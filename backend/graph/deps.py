@@ -26,3 +26,4 @@ class GraphDeps:
     model_name: str = "scripted-fake"
     lease: ModelLease | None = None  # this turn's hold on a model slot (set per turn by the runner)
     readable: frozenset[str] | None = None  # the asker's readable document ids, set per turn (None: all)
+    user_context: str = ""  # who is asking (profile, and what the request adds), set per turn

@@ -57,6 +57,15 @@ OnDisconnect = Literal["continue", "cancel"]
 
 
 @dataclass(frozen=True)
+class Asker:
+    """Who asks: the documents they may read (None: all, RAG_AUTH=off) and the short context the prompt gives about
+    them (their profile, and what the request adds)."""
+
+    readable: frozenset[str] | None = None
+    context: str = ""
+
+
+@dataclass(frozen=True)
 class TurnSpec:
     """What to run."""
 
@@ -66,7 +75,7 @@ class TurnSpec:
     run_id: str
     use_memory: bool
     guardrail: GuardrailMode = "enforce"
-    readable: frozenset[str] | None = None  # the documents the asker may read (None: all, RAG_AUTH=off)
+    asker: Asker = Asker()
 
 
 def partial_answer(events: list[BaseModel]) -> str:
@@ -120,12 +129,12 @@ class TurnRunner:
         thread_id: str | None = None,
         use_memory: bool = True,
         guardrail: GuardrailMode = "enforce",
-        readable: frozenset[str] | None = None,
+        asker: Asker | None = None,
     ) -> LiveRun:
-        """Start a run in its own task and return it; its first event is metadata. `readable`: the ids of the
+        """Start a run in its own task and return it; its first event is metadata. `asker.readable`: the ids of the
         documents the asker may read, the only ones the turn searches, mentions and cites (None: all)."""
         thread_id = thread_id or str(uuid.uuid4())
-        spec = TurnSpec(question, mode, thread_id, str(uuid.uuid4()), use_memory, guardrail, readable)
+        spec = TurnSpec(question, mode, thread_id, str(uuid.uuid4()), use_memory, guardrail, asker or Asker())
         stored_question, _ = guarded_input(question, self.deps)  # what the thread may show: PII redacted
         run = LiveRun(spec.run_id, spec.thread_id, stored_question, now())
         await self.runlog.start(run.run_id, run.thread_id, run.question, run.created_at)
@@ -142,13 +151,13 @@ class TurnRunner:
         use_memory: bool = True,
         on_disconnect: OnDisconnect = "cancel",
         guardrail: GuardrailMode = "enforce",
-        readable: frozenset[str] | None = None,
+        asker: Asker | None = None,
     ) -> AsyncIterator[BaseModel]:
         """A new run's payloads: metadata, (a wait), status…, tokens…, sources, then done, error or stopped.
 
         Closing the iterator early cancels the run (and keeps nothing of it) unless on_disconnect is "continue".
         """
-        run = await self.start(question, mode, thread_id, use_memory, guardrail, readable)
+        run = await self.start(question, mode, thread_id, use_memory, guardrail, asker)
         try:
             async for _, event in run.follow():
                 yield event
@@ -253,8 +262,11 @@ class TurnRunner:
         completed = False
         m = self.models
         lease = ModelLease(m.gate, spec.thread_id, m.kv if spec.use_memory else None, m.pin_slots)
-        retriever = self.deps.retriever.scoped(spec.readable) if spec.readable is not None else self.deps.retriever
-        deps = dataclasses.replace(self.deps, lease=lease, retriever=retriever, readable=spec.readable)
+        readable = spec.asker.readable
+        retriever = self.deps.retriever.scoped(readable) if readable is not None else self.deps.retriever
+        deps = dataclasses.replace(
+            self.deps, lease=lease, retriever=retriever, readable=readable, user_context=spec.asker.context
+        )
         turn = turn_events(
             self.graph, deps, spec.question, spec.mode, spec.thread_id, spec.run_id, spec.use_memory, spec.guardrail
         )

@@ -542,6 +542,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Profile
+         * @description Your job title, team and answer language.
+         */
+        get: operations["get_profile_api_me_profile_get"];
+        /**
+         * Put Profile
+         * @description Replace your profile; the next turn's prompt describes you with it.
+         */
+        put: operations["put_profile_api_me_profile_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -1105,6 +1129,12 @@ export interface components {
              * @default true
              */
             use_memory: boolean;
+            /**
+             * User Context
+             * @description A note about you or your situation for this turn (for example 'I work night shifts'), added to your profile's context; it informs the answer, it never changes the assistant's rules.
+             * @default
+             */
+            user_context: string;
         };
         /**
          * ChatResponse
@@ -1829,6 +1859,30 @@ export interface components {
             page: number;
             /** Start */
             start: number;
+        };
+        /**
+         * ProfileBody
+         * @description Body of GET and PUT /api/me/profile: what the prompts' short user context says about you.
+         */
+        ProfileBody: {
+            /**
+             * Job Title
+             * @description For example Field engineer.
+             * @default
+             */
+            job_title: string;
+            /**
+             * Language
+             * @description Language answers should be written in, e.g. German.
+             * @default
+             */
+            language: string;
+            /**
+             * Team
+             * @description For example Service.
+             * @default
+             */
+            team: string;
         };
         /**
          * PublicSource
@@ -3929,6 +3983,104 @@ export interface operations {
             };
             /** @description No such object (or not yours). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_profile_api_me_profile_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileBody"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_profile_api_me_profile_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileBody"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

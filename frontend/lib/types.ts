@@ -10,7 +10,10 @@ type Schemas = components["schemas"];
 /** A body the UI sends: openapi-typescript marks fields with a server default as required; here they may be left out. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
-export type ChatRequest = WithDefaults<Schemas["ChatRequest"], "mode" | "use_memory" | "on_disconnect" | "guardrail">;
+export type ChatRequest = WithDefaults<
+  Schemas["ChatRequest"],
+  "mode" | "use_memory" | "on_disconnect" | "guardrail" | "user_context"
+>;
 export type Mode = Schemas["ChatRequest"]["mode"];
 export type GuardrailMode = Schemas["ChatRequest"]["guardrail"];
 

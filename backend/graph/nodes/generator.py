@@ -13,7 +13,14 @@ from backend.contract.types import Source
 from backend.graph.deps import GraphDeps
 from backend.graph.history import prefix, shown_ids, window
 from backend.graph.model import chat_model
-from backend.graph.prompts import CONVERSATION_INDEX, KNOWLEDGE_BASE, NO_DOCUMENTS, SOURCE_ENTRY, SOURCES_ALREADY_GIVEN
+from backend.graph.prompts import (
+    CONVERSATION_INDEX,
+    KNOWLEDGE_BASE,
+    NO_DOCUMENTS,
+    SOURCE_ENTRY,
+    SOURCES_ALREADY_GIVEN,
+    USER_CONTEXT,
+)
 from backend.graph.report import report
 from backend.graph.state import ChatState, SentPrompt
 from backend.memory.followup import PAST_CONVERSATION_RE
@@ -46,10 +53,20 @@ def conversation_index(state: ChatState) -> str:
     )
 
 
-def user_message(state: ChatState, settings: Settings) -> tuple[str, list[str]]:
+def about_asker(state: ChatState, settings: Settings, context: str) -> str:
+    """The user-context block, when the prompt does not already show this very context (it is stated in a thread's
+    first message, and again only when it changed or left the window, so the prompt keeps growing by appending)."""
+    if not context:
+        return ""
+    block = USER_CONTEXT.format(context=context)
+    shown = window(state, settings).entries if state.get("use_memory", True) else []
+    return "" if any(block in entry["prompt"] for entry in shown) else block
+
+
+def user_message(state: ChatState, settings: Settings, context: str = "") -> tuple[str, list[str]]:
     """This turn's user message and the ids of the passages it shows (the ones the window does not)."""
     question, docs = state["question"], state.get("documents", [])
-    notes = conversation_index(state)
+    notes = about_asker(state, settings, context) + conversation_index(state)
     if state.get("intent") != "rag":
         return notes + question, []
     shown = shown_ids(state, settings)
@@ -64,7 +81,7 @@ def user_message(state: ChatState, settings: Settings) -> tuple[str, list[str]]:
 async def generate(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set answer and what was sent; tokens reach the client through the model's stream events."""
     deps = runtime.context
-    text, ids = user_message(state, deps.settings)
+    text, ids = user_message(state, deps.settings, deps.user_context)
     prompt = [*prefix(state, deps.settings), HumanMessage(content=text)]
     if deps.settings.uses_tools and state.get("use_memory", True):
         out = await _generate_with_tools(state, runtime, prompt)

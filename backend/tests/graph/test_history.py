@@ -11,13 +11,14 @@ def settings(**values) -> Settings:
     return Settings(llm_backend="fake", **values)
 
 
-def run_turns(n: int, cfg: Settings, chars: int = 400) -> list[list[str]]:
-    """Simulate n turns the way the generator and the memory node do; the prompt texts of each turn."""
+def run_turns(n: int, cfg: Settings, chars: int = 400, contexts: list[str] | None = None) -> list[list[str]]:
+    """Simulate n turns the way the generator and the memory node do; the prompt texts of each turn (turn i asked
+    with user context contexts[i], when given)."""
     state: dict = {"transcript": [], "qa_index": [], "use_memory": True, "intent": "chat"}
     prompts = []
     for i in range(n):
         state["question"] = f"question {i} " + "x" * chars
-        text, ids = user_message(state, cfg)
+        text, ids = user_message(state, cfg, contexts[i] if contexts else "")
         win = window(state, cfg)
         prompts.append([m.text for m in prefix(state, cfg)] + [text])
         answer = f"answer {i}"
@@ -78,3 +79,20 @@ def test_the_prompt_style_chooses_the_system_prompt_and_each_style_still_only_gr
         prompts = run_turns(4, settings(prompt_style=style))
         assert prompts[0][0] == SYSTEM_PROMPTS[style]
         assert all(is_prefix(a, b) for a, b in zip(prompts, prompts[1:], strict=False))
+
+
+def test_the_user_context_is_stated_once_then_again_only_when_it_changes_and_the_prompt_still_grows():
+    same, changed = "Asked by Ann (Field engineer).", "Asked by Ann (Field engineer). Answer in German."
+    prompts = run_turns(
+        4, settings(history_turns=6, history_token_budget=100_000), contexts=[same, same, changed, changed]
+    )
+    stated = [sum(same in m or changed in m for m in p[-2:-1]) for p in prompts]  # this turn's own message
+    assert stated == [1, 0, 1, 0]
+    assert all(is_prefix(prompts[i], prompts[i + 1]) for i in range(3))
+
+
+def test_the_user_context_is_stated_again_once_the_window_has_cut_the_turn_that_stated_it():
+    cfg = settings(history_turns=2, history_token_budget=100_000)
+    prompts = run_turns(6, cfg, contexts=["Asked by Ann."] * 6)
+    assert all(any("Asked by Ann." in m for m in p[:-1]) for p in prompts)  # every prompt shows it somewhere
+    assert sum("Asked by Ann." in p[-2] for p in prompts) >= 2  # restated after the first was cut away
