@@ -91,12 +91,20 @@ class Accounts:
 
     async def key_user(self, key: str) -> User | None:
         """The owner of a live API key, or None."""
+        found = await self.key_owner(key)
+        return found[0] if found else None
+
+    async def key_owner(self, key: str) -> tuple[User, bool] | None:
+        """The owner of a live API key (neither revoked nor expired) and whether it is read-only, or None."""
         return await self.store.key_user(digest(key), now(), _earlier(TOUCH_EVERY))
 
-    async def new_key(self, user: User, name: str) -> tuple[ApiKey, str]:
+    async def new_key(
+        self, user: User, name: str, read_only: bool = False, days: float | None = None
+    ) -> tuple[ApiKey, str]:
         """A new API key for the user: its record and its secret (shown once)."""
         secret, prefix = new_api_key()
-        key = ApiKey(str(uuid.uuid4()), user.id, name, prefix, now(), None, None)
+        expires = _later(timedelta(days=days)) if days else None
+        key = ApiKey(str(uuid.uuid4()), user.id, name, prefix, now(), None, None, read_only, expires)
         await self.store.create_key(key, digest(secret))
         return key, secret
 

@@ -44,7 +44,9 @@ CREATE TABLE IF NOT EXISTS api_keys (
     key_hash TEXT NOT NULL UNIQUE,
     created_at TEXT NOT NULL,
     last_used_at TEXT,
-    revoked_at TEXT
+    revoked_at TEXT,
+    read_only INTEGER NOT NULL DEFAULT 0,
+    expires_at TEXT
 );
 CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys(user_id);
 CREATE TABLE IF NOT EXISTS groups (
@@ -78,7 +80,8 @@ CREATE TABLE IF NOT EXISTS invitations (
 """
 INVITATION_COLUMNS = "id, email, role, created_by, created_at, expires_at, used_at, revoked_at"
 USER_COLUMNS = "id, email, display_name, role, created_at"
-KEY_COLUMNS = "id, user_id, name, prefix, created_at, last_used_at, revoked_at"
+KEY_COLUMNS = "id, user_id, name, prefix, created_at, last_used_at, revoked_at, read_only, expires_at"
+ADDED_KEY_COLUMNS = {"read_only": "INTEGER NOT NULL DEFAULT 0", "expires_at": "TEXT"}  # to files made before them
 
 
 def _user(row: tuple) -> User:
@@ -94,6 +97,14 @@ class SqliteAccountStore:
     async def setup(self) -> None:
         """Create the tables (idempotent)."""
         await self._db.call(lambda: self._db.conn.executescript(_SCHEMA))
+
+        def upgrade(conn: sqlite3.Connection) -> None:
+            have = {row[1] for row in conn.execute("PRAGMA table_info(api_keys)")}
+            for column, kind in ADDED_KEY_COLUMNS.items():
+                if column not in have:
+                    conn.execute(f"ALTER TABLE api_keys ADD COLUMN {column} {kind}")
+
+        await self._db.write(upgrade)
 
     async def count_users(self) -> int:
         """How many accounts exist."""
@@ -237,38 +248,43 @@ class SqliteAccountStore:
 
     async def create_key(self, key: ApiKey, key_hash: str) -> None:
         """Store a new API key."""
-        sql = f"INSERT INTO api_keys ({KEY_COLUMNS}, key_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        values = (key.id, key.user_id, key.name, key.prefix, key.created_at, key.last_used_at, key.revoked_at)
+        sql = f"INSERT INTO api_keys ({KEY_COLUMNS}, key_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        values = (
+            *(key.id, key.user_id, key.name, key.prefix, key.created_at, key.last_used_at, key.revoked_at),
+            int(key.read_only),
+            key.expires_at,
+        )
         await self._db.write(lambda c: c.execute(sql, (*values, key_hash)))
 
     async def keys(self, user_id: str) -> list[ApiKey]:
         """A user's API keys, newest first, revoked ones included."""
         sql = f"SELECT {KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, rowid DESC"
-        return [ApiKey(*r) for r in await self._db.read(lambda c: c.execute(sql, (user_id,)).fetchall())]
+        rows = await self._db.read(lambda c: c.execute(sql, (user_id,)).fetchall())
+        return [ApiKey(*r[:7], bool(r[7]), r[8]) for r in rows]
 
     async def revoke_key(self, user_id: str, key_id: str, at: str) -> bool:
         """Revoke one of the user's keys (once); False when the user has no such key."""
         sql = "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND user_id = ?"
         return await self._db.write(lambda c: c.execute(sql, (at, key_id, user_id)).rowcount > 0)
 
-    async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> User | None:
-        """The owner of a key that is not revoked, or None; its use is recorded when last recorded before
-        `touch_after` (so most requests only read)."""
+    async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> tuple[User, bool] | None:
+        """The owner of a key that is neither revoked nor expired at `at`, and whether the key is read-only; its use
+        is recorded when last recorded before `touch_after` (so most requests only read)."""
         cols = ", ".join(f"u.{c.strip()}" for c in USER_COLUMNS.split(","))
         sql = (
-            f"SELECT {cols}, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id "
-            "WHERE k.key_hash = ? AND k.revoked_at IS NULL"
+            f"SELECT {cols}, k.read_only, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id "
+            "WHERE k.key_hash = ? AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)"
         )
 
-        def job() -> User | None:
+        def job() -> tuple[User, bool] | None:
             with self._db.lock:
-                row = self._db.conn.execute(sql, (key_hash,)).fetchone()
+                row = self._db.conn.execute(sql, (key_hash, at)).fetchone()
             if row is None:
                 return None
             if row[-1] is None or row[-1] < (touch_after or at):
                 with self._db.transaction() as conn:
                     conn.execute("UPDATE api_keys SET last_used_at = ? WHERE key_hash = ?", (at, key_hash))
-            return _user(row[:-1])
+            return _user(row[:-2]), bool(row[-2])
 
         return await self._db.call(job)
 

@@ -77,6 +77,8 @@ class ApiKey:
     created_at: str
     last_used_at: str | None
     revoked_at: str | None
+    read_only: bool = False  # may only read: GET requests and searches
+    expires_at: str | None = None  # stops working then (None: until revoked)
 
 
 class AccountStore(Protocol):
@@ -127,8 +129,9 @@ class AccountStore(Protocol):
     async def revoke_key(self, user_id: str, key_id: str, at: str) -> bool:
         """Revoke one of the user's keys; False when the user has no such key."""
 
-    async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> User | None:
-        """The owner of a key that is not revoked, or None; records its use if last recorded before touch_after."""
+    async def key_user(self, key_hash: str, at: str, touch_after: str = "") -> tuple[User, bool] | None:
+        """The owner of a key that is neither revoked nor expired at `at`, and whether the key is read-only; records
+        its use if last recorded before touch_after."""
 
     async def profile(self, user_id: str) -> Profile:
         """A user's profile (empty fields when never set)."""

@@ -23,13 +23,15 @@ def key_out(key: ApiKey) -> KeyOut:
         created_at=key.created_at,
         last_used_at=key.last_used_at,
         revoked_at=key.revoked_at,
+        read_only=key.read_only,
+        expires_at=key.expires_at,
     )
 
 
 @router.post("", response_model=KeyCreated, status_code=201, responses=responses(401, 403, 404, 422))
 async def create_key(body: KeyRequest, request: Request, user: UserDep) -> KeyCreated:
     """A new API key acting as you: `Authorization: Bearer <key>` on any route; the secret is shown only now."""
-    key, secret = await accounts_of(request).new_key(user, body.name.strip())
+    key, secret = await accounts_of(request).new_key(user, body.name.strip(), body.read_only, body.expires_days)
     log.info("user %s created API key %s (%s…)", user.id, key.id, key.prefix)
     return KeyCreated(**key_out(key).model_dump(), key=secret)
 

@@ -24,6 +24,7 @@ from backend.memory.conversations import LOCAL_OWNER
 
 log = logging.getLogger(__name__)
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+READ_ONLY_POSTS = {"/api/search"}  # a POST that reads: a read-only key may search
 SIGN_IN = "sign in (POST /api/auth/login) or send Authorization: Bearer <your API key>"
 
 
@@ -34,6 +35,7 @@ class Principal:
     user: User | None
     session: str | None = None  # the session token, when the cookie authenticated the request
     by_proxy: bool = False  # RAG_TRUSTED_HEADER named the user and no session of theirs came with the request
+    read_only: bool = False  # a read-only API key: GET requests and searches only
 
     @property
     def owner(self) -> str:
@@ -64,10 +66,11 @@ async def identify(request: Request) -> Principal | None:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer":
         token = token.strip()
-        user = await accounts.key_user(token) if token.startswith(KEY_PREFIX) else None
-        if user is None:
-            raise _refuse(request, 401, "unknown or revoked API key", f"The API key is unknown or revoked; {SIGN_IN}")
-        return Principal(user)
+        found = await accounts.key_owner(token) if token.startswith(KEY_PREFIX) else None
+        if found is None:
+            detail = f"The API key is unknown, revoked or expired; {SIGN_IN}"
+            raise _refuse(request, 401, "unknown, revoked or expired API key", detail)
+        return Principal(found[0], read_only=found[1])
     proxied = await proxy_user(request, accounts)
     session = request.cookies.get(SESSION_COOKIE)
     if not session:
@@ -115,6 +118,9 @@ async def authenticated(request: Request) -> Principal:
     principal = await identify(request)
     if principal is None:
         raise _refuse(request, 401, "no credentials", f"Not signed in: {SIGN_IN}")
+    if principal.read_only and request.method not in SAFE_METHODS and request.url.path not in READ_ONLY_POSTS:
+        detail = "This API key is read-only: it may read and search, not ask, upload or change anything"
+        raise _refuse(request, 403, "a write with a read-only API key", detail)
     if principal.by_proxy and request.method not in SAFE_METHODS:
         detail = f"Load Ragline first: GET /api/auth/status starts your session and gives the {CSRF_HEADER} for writes"
         raise _refuse(request, 403, "a write named by the proxy header without its session", detail)

@@ -76,6 +76,8 @@ class KeyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1, max_length=100, pattern=r"\S", description="What the key is for; not blank.")
+    read_only: bool = Field(False, description="true: the key may only read (GET requests and POST /api/search).")
+    expires_days: float | None = Field(None, gt=0, le=3650, description="Days until it stops working (none: never).")
 
 
 class KeyOut(BaseModel):
@@ -87,6 +89,8 @@ class KeyOut(BaseModel):
     created_at: str
     last_used_at: str | None
     revoked_at: str | None
+    read_only: bool = False
+    expires_at: str | None = None
 
 
 class KeyCreated(KeyOut):

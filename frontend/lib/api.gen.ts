@@ -1623,6 +1623,8 @@ export interface components {
         KeyCreated: {
             /** Created At */
             created_at: string;
+            /** Expires At */
+            expires_at?: string | null;
             /** Id */
             id: string;
             /**
@@ -1639,6 +1641,11 @@ export interface components {
              * @description The key's first characters, to recognise it.
              */
             prefix: string;
+            /**
+             * Read Only
+             * @default false
+             */
+            read_only: boolean;
             /** Revoked At */
             revoked_at: string | null;
         };
@@ -1649,6 +1656,8 @@ export interface components {
         KeyOut: {
             /** Created At */
             created_at: string;
+            /** Expires At */
+            expires_at?: string | null;
             /** Id */
             id: string;
             /** Last Used At */
@@ -1660,6 +1669,11 @@ export interface components {
              * @description The key's first characters, to recognise it.
              */
             prefix: string;
+            /**
+             * Read Only
+             * @default false
+             */
+            read_only: boolean;
             /** Revoked At */
             revoked_at: string | null;
         };
@@ -1669,10 +1683,21 @@ export interface components {
          */
         KeyRequest: {
             /**
+             * Expires Days
+             * @description Days until it stops working (none: never).
+             */
+            expires_days?: number | null;
+            /**
              * Name
              * @description What the key is for; not blank.
              */
             name: string;
+            /**
+             * Read Only
+             * @description true: the key may only read (GET requests and POST /api/search).
+             * @default false
+             */
+            read_only: boolean;
         };
         /**
          * LoginRequest

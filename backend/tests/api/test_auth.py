@@ -1,8 +1,10 @@
 """RAG_AUTH=local: first-run setup, sign-in with cookie and CSRF, rate limit, users, personal API keys, and no route
 answering without credentials (every operation of the OpenAPI schema is tried)."""
 
+import asyncio
 import logging
 import re
+import sqlite3
 from collections.abc import AsyncIterator
 
 import pytest
@@ -218,3 +220,57 @@ async def test_a_session_and_a_key_survive_a_restart(tmp_path):
         c.cookies.set(SESSION_COOKIE, cookie)
         status = (await c.get("/api/auth/status")).json()
         assert status["user"]["email"] == "ann@team.org" and status["csrf_token"] == ann.csrf
+
+
+async def test_a_read_only_key_reads_and_searches_but_cannot_ask_or_change_anything(app, admin):
+    made = await admin.client.post("/api/keys", json={"name": "dashboard", "read_only": True}, headers=admin.headers())
+    assert made.status_code == 201 and made.json()["read_only"] is True and made.json()["expires_at"] is None
+    bearer = {"Authorization": f"Bearer {made.json()['key']}"}
+    async with client_of(app) as c:
+        assert (await c.get("/api/threads", headers=bearer)).status_code == 200
+        assert (await c.post("/api/search", json={"query": "leave days"}, headers=bearer)).status_code == 200
+        for method, path, body in (
+            ("POST", "/api/chat", {"message": "Hello", "mode": "chat"}),
+            ("POST", "/api/keys", {"name": "escalate"}),
+            ("DELETE", f"/api/keys/{made.json()['id']}", None),
+        ):
+            refused = await c.request(method, path, json=body, headers=bearer)
+            assert refused.status_code == 403 and "read-only" in refused.json()["detail"], (method, path)
+        v1 = await c.post(
+            "/v1/chat/completions",
+            json={"model": "ragline-chat", "messages": [{"role": "user", "content": "Hi"}]},
+            headers=bearer,
+        )
+        assert v1.status_code == 403 and "read-only" in v1.json()["error"]["message"]
+    assert len((await admin.client.get("/api/keys")).json()) == 1  # nothing was made, nothing revoked
+
+
+async def test_a_key_stops_working_when_it_expires(app, admin):
+    made = await admin.client.post(
+        "/api/keys",
+        json={"name": "short", "expires_days": 0.000002},
+        headers=admin.headers(),  # about 0.17 s
+    )
+    assert made.status_code == 201 and made.json()["expires_at"] > made.json()["created_at"]
+    await asyncio.sleep(0.3)
+    async with client_of(app) as c:
+        expired = await c.get("/api/me", headers={"Authorization": f"Bearer {made.json()['key']}"})
+    assert expired.status_code == 401 and "expired" in expired.json()["detail"]
+
+
+async def test_keys_made_before_scopes_existed_keep_working_after_the_upgrade(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    old = sqlite3.connect(data / "accounts.sqlite")
+    old.executescript(
+        "CREATE TABLE api_keys (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, name TEXT NOT NULL, prefix TEXT NOT NULL,"
+        " key_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, last_used_at TEXT, revoked_at TEXT);"
+    )
+    old.close()
+    application = create_app(fake_settings(data, auth="local"))
+    async with LifespanManager(application), client_of(application) as c:
+        assert (await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})).is_success
+        ann = await sign_in(c, "ann@team.org")
+        made = await c.post("/api/keys", json={"name": "laptop"}, headers=ann.headers())
+        assert made.status_code == 201 and made.json()["read_only"] is False
+        assert (await c.get("/api/me", headers={"Authorization": f"Bearer {made.json()['key']}"})).status_code == 200
