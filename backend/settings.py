@@ -303,6 +303,11 @@ class Settings(BaseSettings):
         description="E-mail domains whose people get an account at their first SSO sign-in; anyone else signs in "
         "by SSO only when an admin has made an account with their e-mail.",
     )
+    oidc_groups_claim: str = Field(
+        "",
+        description="ID-token claim listing the person's groups (for example groups): at each SSO sign-in their "
+        "membership of Ragline's groups is set to the groups of those names; empty: groups are managed in Ragline.",
+    )
     oidc_name: str = Field("SSO", description="The provider's name on the sign-in button.")
     oidc_redirect_url: str = Field(
         "",

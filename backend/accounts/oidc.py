@@ -60,6 +60,7 @@ class SsoProvider:
         self.name = settings.oidc_name
         self.allowed_domains = set(settings.oidc_allowed_domains)
         self.redirect_url = settings.oidc_redirect_url
+        self.groups_claim = settings.oidc_groups_claim
         self.client: Any = OAuth().register(
             "ragline",
             client_id=settings.oidc_client_id,
@@ -103,7 +104,25 @@ class SsoProvider:
         return await self.account(claims, accounts)
 
     async def account(self, claims: dict[str, Any], accounts: Accounts) -> User:
-        """The account for the e-mail the provider confirmed, made when its domain is allowed."""
+        """The account for the e-mail the provider confirmed (made when its domain is allowed), its group
+        memberships set from the groups claim when one is configured."""
+        user = await self._account(claims, accounts)
+        if self.groups_claim:
+            await self.sync_groups(user, claims.get(self.groups_claim), accounts)
+        return user
+
+    async def sync_groups(self, user: User, named: Any, accounts: Accounts) -> None:
+        """Member of exactly the Ragline groups the claim names (case-insensitive); groups are never created here."""
+        names = {str(n).strip().lower() for n in named} if isinstance(named, list) else set()
+        if named is not None and not isinstance(named, list):
+            log.warning("SSO: claim %s of %s is not a list: no group memberships", self.groups_claim, user.id)
+        for group in await accounts.store.groups():
+            member = group.name.lower() in names
+            if member != (user.id in group.members):
+                await accounts.store.set_member(group.id, user.id, member)
+                log.info("SSO: user %s %s group %s", user.id, "joins" if member else "leaves", group.name)
+
+    async def _account(self, claims: dict[str, Any], accounts: Accounts) -> User:
         email = str(claims.get("email") or "").strip()
         if not email or claims.get("email_verified") is False:
             log.warning("SSO: refused sub=%s: no verified e-mail in the ID token", claims.get("sub"))

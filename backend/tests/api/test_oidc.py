@@ -61,6 +61,7 @@ async def app(tmp_path, provider) -> AsyncIterator[FastAPI]:
         oidc_client_secret="not-so-secret",
         oidc_allowed_domains=["Team.org"],
         oidc_name="Team SSO",
+        oidc_groups_claim="groups",
     )
     application = create_app(settings)
     async with LifespanManager(application):
@@ -176,6 +177,23 @@ async def test_sso_routes_are_404_when_no_provider_is_set(tmp_path):
         assert (await c.get("/api/auth/status")).json()["sso"] is None
         missing = await c.get(SSO_LOGIN)
         assert missing.status_code == 404 and "RAG_OIDC_ISSUER" in missing.json()["detail"]
+
+
+async def test_the_groups_claim_sets_memberships_of_existing_groups_at_each_sign_in(app):
+    async with client_of(app) as c:
+        admin = await sign_in(c, "ann@team.org")
+        ids = {}
+        for name in ("Service", "Finance"):
+            made = await c.post("/api/groups", json={"name": name}, headers=admin.headers())
+            assert made.status_code == 201, made.text
+            ids[name] = made.json()["id"]
+        _, status = await sso_sign_in(app, "bo@team.org", {"email": "bo@team.org", "groups": ["service", "Nowhere"]})
+        bo = status["user"]["id"]
+        members = {g["name"]: g["members"] for g in (await c.get("/api/groups")).json()}
+        assert members == {"Finance": [], "Service": [bo]}  # no group is made for "Nowhere"
+        await sso_sign_in(app, "bo@team.org", {"email": "bo@team.org", "groups": ["Finance"]})
+        members = {g["name"]: g["members"] for g in (await c.get("/api/groups")).json()}
+        assert members == {"Finance": [bo], "Service": []}  # the provider moved Bo
 
 
 def test_a_provider_without_accounts_or_client_id_is_refused_at_start(tmp_path):
