@@ -16,11 +16,15 @@ NODE = "triage_faq"
 
 
 async def triage_faq(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
-    """Answer from the FAQ in auto mode when the question is one of its questions (not when aimed with @)."""
+    """Answer from the FAQ in auto mode when the question is one of its questions (not when aimed with @), using
+    only entries whose sources the asker may read: another's answer falls through to the filtered search."""
     if decided(state):
         return {}
     faq = runtime.context.faq
     match = None
+    if faq and runtime.context.readable is not None:  # only entries whose every source the asker may read
+        readable = set(await runtime.context.retriever.document_names())
+        faq = [entry for entry in faq if set(entry.sources) <= readable]
     if faq and state.get("mode", "auto") == "auto" and "@" not in state["question"]:
         match = match_faq(state["question"], faq)
     if match is None:

@@ -239,3 +239,20 @@ async def test_a_group_collection_is_read_by_its_groups_only_and_written_when_sh
             await bob_client.put(share, json={"access": "write"}, headers=bob.headers()),
         ]
         assert [r.status_code for r in bad] == [422, 404, 422, 404, 409, 403, 403]
+
+
+async def test_an_faq_entry_citing_a_document_the_asker_may_not_read_is_not_used_for_them(tmp_path):
+    faq = tmp_path / "faq.yaml"
+    faq.write_text(
+        '- id: keeper-salary\n  questions: ["What does the chief lighthouse keeper earn?"]\n'
+        "  answer: The chief lighthouse keeper earns 91,000 crowns a year.\n  sources: [salaries.md]\n"
+    )
+    application = create_app(fake_settings(tmp_path / "data", auth="local", faq_path=faq))
+    async with LifespanManager(application), client_of(application) as ann_client, client_of(application) as bob_c:
+        ann, bob = await _people(application, ann_client, bob_c)
+        await _bob_has_a_secret(application, ann, bob)
+        body = {"message": "What does the chief lighthouse keeper earn?"}
+        bobs = (await bob_c.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert bobs["triage"]["route"] == "faq" and "91,000" in bobs["answer"]
+        anns = (await ann_client.post("/api/chat", json=body, headers=ann.headers())).json()
+        assert anns["triage"]["route"] != "faq" and "91,000" not in str(anns)
