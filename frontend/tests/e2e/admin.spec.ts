@@ -82,3 +82,44 @@ test("the admin invites from /admin, the invited user joins, cannot see the admi
   await annContext.close();
   await cleoContext.close();
 });
+
+test("the admin adds and deletes a user, makes a group with a member and shares a group collection with it", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ baseURL: frontend.url });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await new SignInPage(page).fill("ann@team.org", PASSWORD);
+  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
+  const admin = new AdminPage(page);
+  await admin.goto();
+
+  const users = page.getByRole("form", { name: "Add a user" });
+  await users.getByLabel("E-mail").fill("dan@team.org");
+  await users.getByLabel("Name").fill("Dan");
+  await users.getByLabel("Password").fill(PASSWORD);
+  await users.getByRole("button", { name: "Add user" }).click();
+  const dan = admin.users.locator('tr[data-user="dan@team.org"]');
+  await expect(dan).toContainText("Dan");
+
+  await page.getByLabel("Group name").fill("Finance");
+  await page.getByRole("button", { name: "Create group" }).click();
+  const group = page.locator('li[data-group="Finance"]');
+  await group.getByLabel("Add a member to Finance").selectOption({ label: "Cleo (cleo@team.org)" });
+  await group.getByRole("button", { name: "Add" }).click();
+  await expect(group.locator(".chip")).toHaveText([/Cleo/]);
+
+  await page.getByLabel("Collection name").fill("Budgets");
+  await page.getByLabel("Kind").selectOption("group");
+  await page.getByRole("button", { name: "Create collection" }).click();
+  const budgets = page.locator('li[data-collection="Budgets"]');
+  await budgets.getByLabel("Share Budgets with").selectOption({ label: "Finance" });
+  await budgets.getByLabel("Access").selectOption("write");
+  await budgets.getByRole("button", { name: "Share" }).click();
+  await expect(budgets.locator(".chip")).toHaveText([/Finance: read-write/]);
+
+  await dan.getByRole("button", { name: "Delete dan@team.org" }).click();
+  await dan.getByRole("button", { name: /Delete with their/ }).click();
+  await expect(dan).toHaveCount(0);
+  await context.close();
+});
