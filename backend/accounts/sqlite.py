@@ -7,6 +7,7 @@ transaction is ever held across an await.
 import sqlite3
 
 from backend.accounts.store import (
+    SESSION_ID_CHARS,
     ApiKey,
     EmailTaken,
     Group,
@@ -15,6 +16,7 @@ from backend.accounts.store import (
     InvitationInvalid,
     NotFirstUser,
     Profile,
+    Session,
     User,
 )
 from backend.store.sqlite import SqliteDatabase
@@ -245,6 +247,22 @@ class SqliteAccountStore:
     async def delete_session(self, token_hash: str) -> None:
         """End a session."""
         await self._db.write(lambda c: c.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,)))
+
+    async def sessions(self, user_id: str, at: str) -> list[Session]:
+        """A user's sessions that have not expired at `at`, most recently seen first."""
+        sql = (
+            f"SELECT substr(token_hash, 1, {SESSION_ID_CHARS}), created_at, last_seen_at, expires_at FROM sessions "
+            "WHERE user_id = ? AND expires_at > ? ORDER BY last_seen_at DESC"
+        )
+        rows = await self._db.read(lambda c: c.execute(sql, (user_id, at)).fetchall())
+        return [Session(*row) for row in rows]
+
+    async def delete_user_session(self, user_id: str, session_id: str) -> bool:
+        """End one of the user's sessions by its id; False when the user has no such session."""
+        if len(session_id) != SESSION_ID_CHARS:  # a shorter id would match several sessions
+            return False
+        sql = f"DELETE FROM sessions WHERE user_id = ? AND substr(token_hash, 1, {SESSION_ID_CHARS}) = ?"
+        return await self._db.write(lambda c: c.execute(sql, (user_id, session_id)).rowcount > 0)
 
     async def create_key(self, key: ApiKey, key_hash: str) -> None:
         """Store a new API key."""

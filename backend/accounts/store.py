@@ -81,6 +81,19 @@ class ApiKey:
     expires_at: str | None = None  # stops working then (None: until revoked)
 
 
+SESSION_ID_CHARS = 16  # a session is named by this many characters of its token's hash: never the token or hash
+
+
+@dataclass(frozen=True)
+class Session:
+    """A signed-in session as its owner sees it: an opaque id, never its token."""
+
+    id: str
+    created_at: str
+    last_seen_at: str
+    expires_at: str
+
+
 class AccountStore(Protocol):
     """Users, sessions (by token hash) and API keys (by key hash). Times are backend.clock.now() strings."""
 
@@ -119,6 +132,12 @@ class AccountStore(Protocol):
 
     async def delete_session(self, token_hash: str) -> None:
         """End a session."""
+
+    async def sessions(self, user_id: str, at: str) -> list[Session]:
+        """A user's sessions that have not expired at `at`, most recently seen first."""
+
+    async def delete_user_session(self, user_id: str, session_id: str) -> bool:
+        """End one of the user's sessions by its id; False when the user has no such session."""
 
     async def create_key(self, key: ApiKey, key_hash: str) -> None:
         """Store a new API key."""

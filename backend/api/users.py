@@ -1,17 +1,19 @@
-"""GET /api/me, and for admins POST/GET /api/users and DELETE /api/users/{id} (with their threads, keys and personal
-collection)."""
+"""GET /api/me and your sessions (GET /api/me/sessions, DELETE /api/me/sessions/{id}); for admins POST/GET
+/api/users and DELETE /api/users/{id} (with their threads, keys and personal collection)."""
 
 import logging
 
 from fastapi import APIRouter, HTTPException, Request
 
-from backend.accounts.store import EmailTaken
+from backend.accounts.store import SESSION_ID_CHARS, EmailTaken
+from backend.accounts.tokens import digest
 from backend.api.auth import user_out
 from backend.api.deps import ServicesDep
 from backend.api.errors import responses
-from backend.api.security import AdminDep, UserDep, accounts_of
+from backend.api.security import AdminDep, PrincipalDep, UserDep, accounts_of
 from backend.api.threads import remove_thread
-from backend.contract.auth import NewUser, UserOut
+from backend.clock import now
+from backend.contract.auth import NewUser, SessionOut, UserOut
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["users"])
@@ -21,6 +23,22 @@ router = APIRouter(prefix="/api", tags=["users"])
 async def me(user: UserDep) -> UserOut:
     """The signed-in account."""
     return user_out(user)
+
+
+@router.get("/me/sessions", response_model=list[SessionOut], responses=responses(401, 404))
+async def my_sessions(request: Request, user: UserDep, principal: PrincipalDep) -> list[SessionOut]:
+    """Your signed-in sessions that have not expired, most recently used first; `current` marks this one."""
+    current = digest(principal.session)[:SESSION_ID_CHARS] if principal.session else None
+    sessions = await accounts_of(request).store.sessions(user.id, now())
+    return [SessionOut(**vars(s), current=s.id == current) for s in sessions]
+
+
+@router.delete("/me/sessions/{session_id}", status_code=204, responses=responses(401, 403, 404))
+async def end_session(session_id: str, request: Request, user: UserDep) -> None:
+    """Sign one of your sessions out (this one too, if you name it): its cookie stops working at once."""
+    if not await accounts_of(request).store.delete_user_session(user.id, session_id):
+        raise HTTPException(404, f"session {session_id!r} does not exist; GET /api/me/sessions lists yours")
+    log.info("user %s ended session %s", user.id, session_id)
 
 
 @router.post("/users", response_model=UserOut, status_code=201, responses=responses(401, 403, 404, 409, 422))

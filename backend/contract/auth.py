@@ -70,6 +70,16 @@ class SignedIn(BaseModel):
     csrf_token: str = Field(description=f"Send it as the {CSRF_HEADER} header on writes with the session cookie.")
 
 
+class SessionOut(BaseModel):
+    """One of your signed-in sessions (GET /api/me/sessions): an opaque id, never its token."""
+
+    id: str = Field(description="Names the session for DELETE /api/me/sessions/{id}; not its token or its hash.")
+    created_at: str
+    last_seen_at: str
+    expires_at: str
+    current: bool = Field(description="Whether this request came with this session's cookie.")
+
+
 class KeyRequest(BaseModel):
     """Body of POST /api/keys."""
 

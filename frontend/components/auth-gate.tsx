@@ -1,8 +1,10 @@
 "use client";
 /**
  * Shows its children to whoever may use Ragline: everyone with RAG_AUTH=off, a signed-in user with accounts.
- * Anyone else goes to /sign-in (which also runs the first-run setup). `AccountFoot` shows who is signed in.
+ * Anyone else goes to /sign-in (which also runs the first-run setup). `AccountFoot` shows who is signed in,
+ * `AccountLinks` leads to their account page (and admins to the admin page).
  */
+import Link from "next/link";
 import { createContext, useContext, useEffect, useState } from "react";
 import { authApi, type AuthStatus } from "@/lib/auth";
 import { ApiError } from "@/lib/sse";
@@ -31,6 +33,29 @@ export function AuthGate({ children }: { children: React.ReactNode }) {
     );
   if (!status) return null;
   return <AuthContext.Provider value={status}>{children}</AuthContext.Provider>;
+}
+
+/** The status the gate loaded: the mode and the signed-in user (null outside an AuthGate). */
+export function useAuthStatus(): AuthStatus | null {
+  return useContext(AuthContext);
+}
+
+/** Links to /account for everyone signed in and to /admin for admins; nothing with RAG_AUTH=off. */
+export function AccountLinks() {
+  const status = useContext(AuthContext);
+  if (!status?.user) return null;
+  return (
+    <>
+      <Link href="/account" className="nav-link">
+        Account
+      </Link>
+      {status.user.role === "admin" && (
+        <Link href="/admin" className="nav-link">
+          Admin
+        </Link>
+      )}
+    </>
+  );
 }
 
 /** The signed-in user's name and a sign-out button; nothing with RAG_AUTH=off. */

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { ThreadSummary } from "@/lib/types";
-import { AccountFoot } from "./auth-gate";
+import { AccountFoot, AccountLinks } from "./auth-gate";
 import { PencilIcon, TrashIcon } from "./icons";
 import { ThemeToggle } from "./theme-toggle";
 
@@ -181,6 +181,7 @@ export function ThreadSidebar({
           <Link href="/documents" className="nav-link">
             Documents
           </Link>
+          <AccountLinks />
           <ThemeToggle />
           <AccountFoot />
           {footer}

@@ -12,7 +12,8 @@ import type {
   UploadAccepted,
 } from "./types";
 
-async function call<T>(path: string, init?: RequestInit): Promise<T> {
+/** A JSON call through the proxy; writes carry the CSRF header; a failure is an ApiError with the server's detail. */
+export async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const method = (init?.method ?? "GET").toUpperCase();
   const headers = {
     ...(init?.headers as Record<string, string> | undefined),
@@ -23,7 +24,8 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
   return (res.status === 204 ? undefined : await res.json()) as T;
 }
 
-const json = (body: unknown): RequestInit => ({
+/** The request options of a JSON body. */
+export const json = (body: unknown): RequestInit => ({
   headers: { "content-type": "application/json" },
   body: JSON.stringify(body),
 });

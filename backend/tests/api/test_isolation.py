@@ -62,6 +62,10 @@ def key_requests(key_id: str) -> list[tuple[str, str, dict]]:
     return [("DELETE", f"/api/keys/{key_id}", {})]
 
 
+def session_requests(session_id: str) -> list[tuple[str, str, dict]]:
+    return [("DELETE", f"/api/me/sessions/{session_id}", {})]
+
+
 @pytest.fixture
 async def app(tmp_path) -> AsyncIterator[FastAPI]:
     settings = fake_settings(tmp_path / "data", auth="local", fake_tokens_per_second=4.0)
@@ -94,6 +98,7 @@ async def test_another_users_threads_runs_and_keys_are_404s_like_missing_ones(ap
         await services.conversations.claim("ann-live", ann.user["id"])
         live = await services.runner.start(SECRET_QUESTION, "chat", "ann-live")  # still answering
         key_id = (await ann_client.post("/api/keys", json={"name": "k"}, headers=ann.headers())).json()["id"]
+        session_id = next(s["id"] for s in (await ann_client.get("/api/me/sessions")).json() if s["current"])
         bob_key = (await bob_client.post("/api/keys", json={"name": "k"}, headers=bob.headers())).json()["key"]
         credentials = {"session": bob.headers(), "key": {"Authorization": f"Bearer {bob_key}"}}
 
@@ -101,6 +106,7 @@ async def test_another_users_threads_runs_and_keys_are_404s_like_missing_ones(ap
             *((r, tid) for tid in (thread_id, "ann-live") for r in thread_requests(tid)),
             *((r, rid) for rid in (run_id, live.run_id) for r in run_requests(rid)),
             *((r, key_id) for r in key_requests(key_id)),
+            *((r, session_id) for r in session_requests(session_id)),
         ]
         checked = 0
         for via, auth in credentials.items():
@@ -120,13 +126,14 @@ async def test_another_users_threads_runs_and_keys_are_404s_like_missing_ones(ap
                 checked += 1
             listed = await bob_client.get("/api/threads", headers=auth)
             assert listed.status_code == 200 and listed.json() == [], via
-        assert checked == 2 * len(matrix) == 2 * (2 * 9 + 2 * 3 + 1)  # session and key × 25 requests
+        assert checked == 2 * len(matrix) == 2 * (2 * 9 + 2 * 3 + 1 + 1)  # session and key × 26 requests
 
         # Ann's objects are as they were: the live run still answering, the thread whole, the key live
         assert not live.finished and not live.stop_requested
         detail = (await ann_client.get(f"/api/threads/{thread_id}")).json()
         assert detail["title"] == SECRET_QUESTION and len(detail["messages"]) == 2
         assert [k["revoked_at"] for k in (await ann_client.get("/api/keys")).json()] == [None]
+        assert session_id in [s["id"] for s in (await ann_client.get("/api/me/sessions")).json()]
         assert (await ann_client.get(f"/api/runs/{live.run_id}")).status_code == 200
         stopped = await ann_client.post(f"/api/runs/{live.run_id}/cancel", headers=ann.headers())
         assert stopped.status_code == 200 and stopped.json()["status"] == "stopped"

@@ -1,0 +1,56 @@
+/** Typed calls behind the admin page (users, invitations, groups, collections) and the account page (API keys,
+ * sessions), RAG_AUTH=local. */
+import { call, json } from "./api";
+import type { components } from "./api.gen";
+
+type Schemas = components["schemas"];
+export type User = Schemas["UserOut"];
+export type NewUser = Schemas["NewUser"];
+export type Invitation = Schemas["InvitationOut"];
+export type InvitationCreated = Schemas["InvitationCreated"];
+export type InvitationRequest = Schemas["InvitationRequest"];
+export type Group = Schemas["GroupOut"];
+export type CollectionOut = Schemas["CollectionOut"];
+export type NewCollection = Schemas["NewCollection"];
+export type Access = Schemas["ShareRequest"]["access"];
+export type ApiKey = Schemas["KeyOut"];
+export type KeyCreated = Schemas["KeyCreated"];
+export type Session = Schemas["SessionOut"];
+
+const id = (value: string) => encodeURIComponent(value);
+
+export const adminApi = {
+  users: () => call<User[]>("/api/users"),
+  createUser: (body: NewUser) => call<User>("/api/users", { method: "POST", ...json(body) }),
+  deleteUser: (userId: string) => call<void>(`/api/users/${id(userId)}`, { method: "DELETE" }),
+  invitations: () => call<Invitation[]>("/api/invitations"),
+  invite: (body: InvitationRequest) => call<InvitationCreated>("/api/invitations", { method: "POST", ...json(body) }),
+  revokeInvitation: (invitationId: string) => call<void>(`/api/invitations/${id(invitationId)}`, { method: "DELETE" }),
+  groups: () => call<Group[]>("/api/groups"),
+  createGroup: (name: string) => call<Group>("/api/groups", { method: "POST", ...json({ name }) }),
+  setMember: (groupId: string, userId: string, member: boolean) =>
+    call<void>(`/api/groups/${id(groupId)}/members/${id(userId)}`, { method: member ? "PUT" : "DELETE" }),
+  collections: () => call<CollectionOut[]>("/api/collections"),
+  createCollection: (body: NewCollection) => call<CollectionOut>("/api/collections", { method: "POST", ...json(body) }),
+  share: (collectionId: string, groupId: string, access: Access | null) =>
+    call<void>(
+      `/api/collections/${id(collectionId)}/groups/${id(groupId)}`,
+      access ? { method: "PUT", ...json({ access }) } : { method: "DELETE" },
+    ),
+};
+
+export const accountApi = {
+  me: () => call<User>("/api/me"),
+  keys: () => call<ApiKey[]>("/api/keys"),
+  createKey: (name: string) => call<KeyCreated>("/api/keys", { method: "POST", ...json({ name }) }),
+  revokeKey: (keyId: string) => call<void>(`/api/keys/${id(keyId)}`, { method: "DELETE" }),
+  sessions: () => call<Session[]>("/api/me/sessions"),
+  endSession: (sessionId: string) => call<void>(`/api/me/sessions/${id(sessionId)}`, { method: "DELETE" }),
+};
+
+/** A server time as the reader's locale shows it; "—" for none. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
