@@ -1,13 +1,15 @@
 "use client";
-/** The account page: your profile, your API keys (a new key's secret shown once) and your signed-in sessions. */
+/** The account page: your profile (and what the prompts say about you), your API keys (a new key's secret shown
+ * once, read-only if you like) and your signed-in sessions. */
 import { useCallback, useEffect, useState } from "react";
-import { accountApi, when, type ApiKey, type KeyCreated, type Session } from "@/lib/accounts-api";
+import { accountApi, when, type ApiKey, type KeyCreated, type Profile, type Session } from "@/lib/accounts-api";
 import { useAuthStatus } from "./auth-gate";
 import { attempt, PageHeader, ShownOnce } from "./page-header";
 
 function Keys() {
   const [keys, setKeys] = useState<ApiKey[]>([]);
   const [name, setName] = useState("");
+  const [readOnly, setReadOnly] = useState(false);
   const [created, setCreated] = useState<KeyCreated | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(() => attempt(() => accountApi.keys().then(setKeys), setError), []);
@@ -16,7 +18,7 @@ function Keys() {
   const create = (e: React.FormEvent) => {
     e.preventDefault();
     void attempt(
-      () => accountApi.createKey(name.trim()).then(setCreated),
+      () => accountApi.createKey(name.trim(), readOnly).then(setCreated),
       setError,
       () => (setName(""), load()),
     );
@@ -36,6 +38,9 @@ function Keys() {
           maxLength={100}
           onChange={(e) => setName(e.target.value)}
         />
+        <label className="check">
+          <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> Read-only
+        </label>
         <button type="submit" className="button" disabled={!name.trim()}>
           Create key
         </button>
@@ -152,6 +157,55 @@ function Sessions() {
   );
 }
 
+const PROFILE_FIELDS: { key: keyof Profile; label: string; hint: string; max: number }[] = [
+  { key: "job_title", label: "Job title", hint: "e.g. Field engineer", max: 100 },
+  { key: "team", label: "Team", hint: "e.g. Service", max: 100 },
+  { key: "language", label: "Answer language", hint: "e.g. German", max: 50 },
+];
+
+/** What the answers' prompt says about you (a short user context). */
+function AboutYou() {
+  const [profile, setProfile] = useState<Profile>({ job_title: "", team: "", language: "" });
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => void attempt(() => accountApi.profile().then(setProfile), setError), []);
+  const save = (e: React.FormEvent) => {
+    e.preventDefault();
+    setSaved(false);
+    void attempt(
+      () => accountApi.saveProfile(profile).then(setProfile),
+      setError,
+      () => setSaved(true),
+    );
+  };
+  return (
+    <form className="admin-section" aria-labelledby="about-title" onSubmit={save}>
+      <h2 id="about-title">About you</h2>
+      <p className="hint">Answers are written with this in mind; it never changes what the documents say.</p>
+      {PROFILE_FIELDS.map((f) => (
+        <label key={f.key} className="auth-field">
+          {f.label}
+          <input
+            placeholder={f.hint}
+            maxLength={f.max}
+            value={profile[f.key]}
+            onChange={(e) => (setSaved(false), setProfile({ ...profile, [f.key]: e.target.value }))}
+          />
+        </label>
+      ))}
+      <button type="submit" className="button">
+        Save
+      </button>
+      {saved && <span className="hint"> Saved.</span>}
+      {error && (
+        <p className="auth-error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
 export function AccountView() {
   const user = useAuthStatus()?.user;
   return (
@@ -170,6 +224,7 @@ export function AccountView() {
               <dd>{user.role}</dd>
             </dl>
           </section>
+          <AboutYou />
           <Keys />
           <Sessions />
         </>

@@ -1,5 +1,5 @@
-/** Typed calls behind the admin page (users, invitations, groups, collections) and the account page (API keys,
- * sessions), RAG_AUTH=local. */
+/** Typed calls behind the admin page (users, invitations, groups, collections) and the account page (profile, API
+ * keys, sessions), RAG_AUTH=local. */
 import { call, json } from "./api";
 import type { components } from "./api.gen";
 
@@ -16,6 +16,7 @@ export type Access = Schemas["ShareRequest"]["access"];
 export type ApiKey = Schemas["KeyOut"];
 export type KeyCreated = Schemas["KeyCreated"];
 export type Session = Schemas["SessionOut"];
+export type Profile = Schemas["ProfileBody"];
 
 const id = (value: string) => encodeURIComponent(value);
 
@@ -42,7 +43,10 @@ export const adminApi = {
 export const accountApi = {
   me: () => call<User>("/api/me"),
   keys: () => call<ApiKey[]>("/api/keys"),
-  createKey: (name: string) => call<KeyCreated>("/api/keys", { method: "POST", ...json({ name }) }),
+  createKey: (name: string, readOnly = false) =>
+    call<KeyCreated>("/api/keys", { method: "POST", ...json({ name, read_only: readOnly }) }),
+  profile: () => call<Profile>("/api/me/profile"),
+  saveProfile: (profile: Profile) => call<Profile>("/api/me/profile", { method: "PUT", ...json(profile) }),
   revokeKey: (keyId: string) => call<void>(`/api/keys/${id(keyId)}`, { method: "DELETE" }),
   sessions: () => call<Session[]>("/api/me/sessions"),
   endSession: (sessionId: string) => call<void>(`/api/me/sessions/${id(sessionId)}`, { method: "DELETE" }),

@@ -1,7 +1,7 @@
 /**
  * RAG_AUTH=local on its own backend: the admin sets up and invites from /admin; in a second browser the link creates
  * Cleo's account. The admin's upload into their personal collection never shows on Cleo's documents page; Cleo makes
- * an API key on /account, sees it listed, and it works as a bearer token.
+ * an API key on /account, sees it listed, and it works as a bearer token; her job title is saved for the prompts.
  */
 import { AccountPage, AdminPage } from "../pages/admin-page";
 import { DocumentsPage } from "../pages/documents-page";
@@ -76,6 +76,11 @@ test("the admin invites from /admin, the invited user joins, cannot see the admi
   await expect(account.keyRow("laptop script")).toContainText(key.slice(0, 10));
   const me = await cleoContext.request.get(`${frontend.url}/api/me`, { headers: { Authorization: `Bearer ${key}` } });
   expect((await me.json()).email).toBe("cleo@team.org");
+  await cleo.getByLabel("Job title").fill("Field engineer");
+  await cleo.getByRole("button", { name: "Save" }).click();
+  await expect(cleo.getByText("Saved.")).toBeVisible();
+  await account.goto();
+  await expect(cleo.getByLabel("Job title")).toHaveValue("Field engineer"); // stored, and shown after a reload
 
   await ann.goto("/admin");
   await expect(admin.invitations.locator('tr[data-status="used"]')).toHaveCount(1);
