@@ -39,4 +39,5 @@ async def test_a_gguf_file_given_by_path_answers_a_turn_and_health_names_it(tmp_
     assert [d["text"] for n, d in events if n == "token"] and events[-1][1]["answer"]
     assert (health["backend"], health["model"], health["model_server"]) == ("embedded", mine.name, None)
     saved = [p.name for p in (tmp_path / "data" / "kv").glob("*.bin")]
-    assert len(saved) == 1 and f".{file_tag(mine)}." in saved[0]  # keyed on this file, not on a bundled model
+    assert len(saved) == 2  # the primed system prompt and the thread
+    assert all(f".{file_tag(mine)}." in name for name in saved)  # keyed on this file, not on a bundled model
