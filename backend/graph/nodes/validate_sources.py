@@ -7,7 +7,9 @@ and, when citations were repaired or nothing was supported, `answer`:
 - with RAG_NOT_FOUND_REPLY (default), an answer with claims of which none is supported becomes an honest
   "I could not find this in the documents" naming the closest passages;
 - so does an answer with claims that the model judged does not answer the question (validation.answerable,
-  written by validate_answerable when RAG_ANSWERABLE_CHECK is on).
+  written by validate_answerable when RAG_ANSWERABLE_CHECK is on);
+- an answer in which the model itself says the documents lack the answer is restated in that same wording, which
+  names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …").
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
 
@@ -24,6 +26,7 @@ from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_m
 NODE = "validate_sources"
 CLOSEST = 2  # passages named in the not-found reply
 NOT_FOUND_DETAIL = {
+    "model": "the model found no answer in the sources: said so, naming the passages found",
     "unsupported": "nothing in the answer is in the sources: answered that it is not found",
     "unanswered": "the sources do not state the answer to the question: answered that it is not found",
 }
@@ -56,6 +59,11 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         return _out(runtime, check, text, NOT_FOUND_DETAIL[why])
     if not result.claims and any(s.not_found for s in result.sentences):
         check["not_found"] = "model"
+        text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
+        if answer != text:  # in the one wording that names what was found, not the model's (which may echo the
+            check["original_text"] = original  # prompt's example: "they cover servicing [S1] and badges [S2]")
+            return _out(runtime, check, text, NOT_FOUND_DETAIL["model"])
+        return _out(runtime, check, None, _detail(result, None))
     fixed = repair(answer, result, {d["id"]: d["document"] for d in docs}) if settings.citation_repair else None
     if fixed is None or fixed.text == answer:
         return _out(runtime, check, answer if answer != original else None, _detail(result, fixed))

@@ -73,7 +73,19 @@ async def test_an_answer_that_already_says_not_found_is_not_judged():
     model = Judging(answer="The documents do not say; they cover password length [S1].", verdict="No")
     out = await turn(model, "How often must passwords be changed?")
     assert len(model.calls) == 1 and "answerable" not in out["validation"]
-    assert out["answer"].startswith("The documents do not say")
+    assert out["validation"]["sources"]["not_found"] == "model"  # the model's own verdict, in the one wording
+
+
+async def test_a_not_found_answer_that_echoes_the_prompts_example_is_restated_with_the_passages_found():
+    echo = "No, the documents do not say; they cover servicing [S1] and badges [S2]."
+    out = await turn(Judging(answer=echo, verdict="No"), "What refrigerant does it use?")
+    assert (
+        out["answer"]
+        == "I could not find this in the documents. The closest passages I found are in it-security-policy.md."
+    )
+    sources = out["validation"]["sources"]
+    assert sources["not_found"] == "model" and sources["original_text"] == echo
+    assert any("the model found no answer" in step for step in out["steps"])
 
 
 async def test_no_verdict_leaves_the_answer_as_it_is():
