@@ -1,11 +1,13 @@
-"""GET /api/health: which backend and model answer, how many documents, and versions."""
+"""GET /api/health: which backend and model answer, how many documents (those the asker may read), and versions."""
 
 import asyncio
 from importlib.metadata import PackageNotFoundError, version
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException, Request
 
-from backend.api.deps import ServicesDep
+from backend.api.collections import readable_documents
+from backend.api.deps import Services, ServicesDep
+from backend.api.security import identify
 from backend.contract.api import Health
 
 router = APIRouter(prefix="/api", tags=["health"])
@@ -19,11 +21,26 @@ def _version(package: str) -> str | None:
         return None
 
 
+async def _visible(request: Request, services: Services) -> frozenset[str] | None:
+    """Ids of the documents the asker may read; None for all (RAG_AUTH=off). Health is public: with accounts on,
+    a request without valid credentials counts none, so the route tells strangers nothing about the documents."""
+    if services.deps.settings.auth == "off":
+        return None
+    try:
+        principal = await identify(request)
+    except HTTPException:
+        principal = None
+    return frozenset() if principal is None else await readable_documents(services, principal) or frozenset()
+
+
 @router.get("/health", response_model=Health)
-async def health(services: ServicesDep) -> dict:
-    """Status of the server and its models."""
+async def health(request: Request, services: ServicesDep) -> dict:
+    """Status of the server and its models, with the documents and chunks the asker may read."""
     index = services.knowledge.index
-    documents = await asyncio.to_thread(index.documents)
+    visible = await _visible(request, services)
+    documents = [
+        d for d in await asyncio.to_thread(index.documents) if d.version > 0 and (visible is None or d.id in visible)
+    ]
     return {
         "status": "ok",
         "backend": services.models.backend,
@@ -31,7 +48,7 @@ async def health(services: ServicesDep) -> dict:
         "model_server": services.deps.settings.model_server,
         "embedding_model": services.models.embedding_model,
         "reranker": services.knowledge.reranker.name,
-        "documents": sum(1 for d in documents if d.version > 0),
-        "chunks": await asyncio.to_thread(index.count_chunks),
+        "documents": len(documents),
+        "chunks": await asyncio.to_thread(index.count_chunks) if visible is None else sum(d.chunks for d in documents),
         "versions": {p: _version(p) for p in PACKAGES},
     }

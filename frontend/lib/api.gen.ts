@@ -423,7 +423,7 @@ export interface paths {
         };
         /**
          * Health
-         * @description Status of the server and its models.
+         * @description Status of the server and its models, with the documents and chunks the asker may read.
          */
         get: operations["health_api_health_get"];
         put?: never;

@@ -256,3 +256,14 @@ async def test_an_faq_entry_citing_a_document_the_asker_may_not_read_is_not_used
         assert bobs["triage"]["route"] == "faq" and "91,000" in bobs["answer"]
         anns = (await ann_client.post("/api/chat", json=body, headers=ann.headers())).json()
         assert anns["triage"]["route"] != "faq" and "91,000" not in str(anns)
+
+
+async def test_health_counts_only_what_the_asker_may_read_and_nothing_for_strangers(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client, client_of(app) as stranger:
+        ann, bob = await _people(app, ann_client, bob_client)
+        await _bob_has_a_secret(app, ann, bob)
+        counts = {}
+        for who, client in (("ann", ann_client), ("bob", bob_client), ("stranger", stranger)):
+            body = (await client.get("/api/health")).json()
+            counts[who] = (body["documents"], body["chunks"] > 0)
+    assert counts == {"ann": (1, True), "bob": (1, True), "stranger": (0, False)}
