@@ -17,7 +17,7 @@ from authlib.integrations.base_client.errors import OAuthError
 from authlib.integrations.starlette_client import OAuth
 
 from backend.accounts.service import Accounts
-from backend.accounts.store import EmailTaken, User
+from backend.accounts.store import User
 from backend.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -134,11 +134,7 @@ class SsoProvider:
             log.warning("SSO: refused %s: no account, and the domain is not in RAG_OIDC_ALLOWED_DOMAINS", email)
             raise SsoRefused(403, "There is no Ragline account for this e-mail address; ask an admin for one")
         name = str(claims.get("name") or claims.get("preferred_username") or "")[:100]
-        try:
-            user = await accounts.create_user(email, name, secrets.token_urlsafe(32), "user")  # no password use
-        except EmailTaken:  # made by a sign-in running at the same time
-            found = await accounts.store.user_by_email(email)
-            assert found is not None
-            return found[0]
-        log.info("SSO: account %s made for %s at its first sign-in", user.id, email)
+        user, made = await accounts.vouched_account(email, name, first_is_admin=False)
+        if made:
+            log.info("SSO: account %s made for %s at its first sign-in", user.id, email)
         return user

@@ -2,12 +2,13 @@
 
 import logging
 import uuid
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from backend.accounts.limiter import LoginLimiter
 from backend.accounts.passwords import Passwords
-from backend.accounts.store import AccountStore, ApiKey, Invitation, Role, User
+from backend.accounts.store import AccountStore, ApiKey, EmailTaken, Invitation, NotFirstUser, Role, User
 from backend.accounts.tokens import digest, new_api_key, new_secret
 from backend.clock import now
 
@@ -52,6 +53,23 @@ class Accounts:
         """A new account (EmailTaken; NotFirstUser when only_if_first and one exists)."""
         user = User(str(uuid.uuid4()), email, display_name or email.split("@")[0], role, now())
         return await self.store.create_user(user, await self.passwords.hash(password), only_if_first=only_if_first)
+
+    async def vouched_account(self, email: str, display_name: str, *, first_is_admin: bool) -> tuple[User, bool]:
+        """The account of an e-mail someone else vouched for (a single sign-on provider, an authenticating proxy),
+        made without a usable password when there is none; whether it was made now. With `first_is_admin` the
+        first account of a fresh install is the admin, as first-run setup makes one."""
+        if found := await self.store.user_by_email(email):
+            return found[0], False
+        secret = new_secret()  # nobody knows it: the account signs in only the way it was vouched for
+        try:
+            if first_is_admin:
+                with suppress(NotFirstUser):
+                    return await self.create_user(email, display_name, secret, "admin", only_if_first=True), True
+            return await self.create_user(email, display_name, secret, "user"), True
+        except EmailTaken:  # made by a request running at the same time
+            again = await self.store.user_by_email(email)
+            assert again is not None
+            return again[0], False
 
     async def sign_in(self, email: str, password: str, address: str) -> SignedIn | None:
         """A new session for the right password; None for a wrong password or unknown e-mail (the same cost)."""

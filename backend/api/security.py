@@ -10,14 +10,13 @@ are a 401 (403 for a missing CSRF token) that says what to send, and are logged.
 
 import logging
 import re
-import secrets
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 
 from backend.accounts.service import Accounts
-from backend.accounts.store import EmailTaken, NotFirstUser, User
+from backend.accounts.store import User
 from backend.accounts.tokens import KEY_PREFIX, csrf_token, same
 from backend.contract.auth import CSRF_HEADER, EMAIL_PATTERN, SESSION_COOKIE
 from backend.memory.conversations import LOCAL_OWNER
@@ -95,18 +94,9 @@ async def proxy_user(request: Request, accounts: Accounts) -> User | None:
         return None
     if not re.fullmatch(EMAIL_PATTERN, email) or len(email) > 254:
         raise _refuse(request, 401, f"{settings.trusted_header} is not an e-mail", "The proxy sent no valid e-mail")
-    if found := await accounts.store.user_by_email(email):
-        return found[0]
-    secret = secrets.token_urlsafe(32)  # no password: this account signs in through the proxy (or SSO)
-    try:
-        try:  # on a fresh install the first person the proxy names is the admin, as first-run setup makes one
-            user = await accounts.create_user(email, "", secret, "admin", only_if_first=True)
-        except NotFirstUser:
-            user = await accounts.create_user(email, "", secret, "user")
-    except EmailTaken:  # made by a request running at the same time
-        again = await accounts.store.user_by_email(email)
-        assert again is not None
-        return again[0]
+    user, made = await accounts.vouched_account(email, "", first_is_admin=True)
+    if not made:
+        return user
     log.info("%s account %s made for %s, named by %s", user.role, user.id, email, settings.trusted_header)
     return user
 
