@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { accountApi, when, type ApiKey, type KeyCreated, type Profile, type Session } from "@/lib/accounts-api";
 import { useAuthStatus } from "./auth-gate";
-import { attempt, PageHeader, ShownOnce } from "./page-header";
+import { attempt, Failure, PageHeader, ShownOnce } from "./page-header";
 
 function Keys() {
   const [keys, setKeys] = useState<ApiKey[]>([]);
@@ -46,11 +46,7 @@ function Keys() {
         </button>
       </form>
       {created && <ShownOnce label={`Your key “${created.name}”, shown only now:`} text={created.key} />}
-      {error && (
-        <p className="auth-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Failure error={error} />
       <div className="table-wrap">
         <table className="docs-table" aria-label="API keys">
           <thead>
@@ -118,11 +114,7 @@ function Sessions() {
   return (
     <section className="admin-section" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Sessions</h2>
-      {error && (
-        <p className="auth-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Failure error={error} />
       <div className="table-wrap">
         <table className="docs-table" aria-label="Sessions">
           <thead>
@@ -197,11 +189,7 @@ function AboutYou() {
         Save
       </button>
       {saved && <span className="hint"> Saved.</span>}
-      {error && (
-        <p className="auth-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Failure error={error} />
     </form>
   );
 }

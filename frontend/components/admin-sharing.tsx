@@ -3,15 +3,7 @@
  * share a group collection with a group for reading or for reading and writing). */
 import { useCallback, useEffect, useState } from "react";
 import { adminApi, type Access, type CollectionOut, type Group, type User } from "@/lib/accounts-api";
-import { attempt } from "./page-header";
-
-function Failure({ error }: { error: string | null }) {
-  return error ? (
-    <p className="auth-error" role="alert">
-      {error}
-    </p>
-  ) : null;
-}
+import { attempt, Failure } from "./page-header";
 
 interface RowProps {
   onError: (message: string | null) => void;

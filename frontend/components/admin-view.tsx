@@ -4,17 +4,9 @@ import { useCallback, useEffect, useState } from "react";
 import { adminApi, when, type Invitation, type InvitationCreated, type User } from "@/lib/accounts-api";
 import { AdminSharing } from "./admin-sharing";
 import { useAuthStatus } from "./auth-gate";
-import { attempt, PageHeader, ShownOnce } from "./page-header";
+import { attempt, Failure, PageHeader, ShownOnce } from "./page-header";
 
 type Role = User["role"];
-
-function Failure({ error }: { error: string | null }) {
-  return error ? (
-    <p className="auth-error" role="alert">
-      {error}
-    </p>
-  ) : null;
-}
 
 function UserRow({ user, self, onDelete }: { user: User; self: boolean; onDelete: () => Promise<void> }) {
   const [confirming, setConfirming] = useState(false);

@@ -1,4 +1,4 @@
-/** The header of a page beside the chat (back to the chat, the title, the theme toggle), and a secret shown once. */
+/** The header of a page beside the chat (back to the chat, the title, the theme toggle), a secret shown once and a failure's message. */
 import Link from "next/link";
 import { CopyButton } from "./copy-button";
 import { ThemeToggle } from "./theme-toggle";
@@ -24,6 +24,15 @@ export function ShownOnce({ label, text }: { label: string; text: string }) {
       <CopyButton text={text} />
     </div>
   );
+}
+
+/** A failure's message from the server, announced to screen readers; nothing when there is none. */
+export function Failure({ error }: { error: string | null }) {
+  return error ? (
+    <p className="auth-error" role="alert">
+      {error}
+    </p>
+  ) : null;
 }
 
 /** Runs an action, reporting its failure through `onError` (the server's detail) and its end through `onDone`. */

@@ -4,6 +4,7 @@
 import { useEffect, useState } from "react";
 import { authApi, type AuthStatus, type InvitationInfo } from "@/lib/auth";
 import { ApiError } from "@/lib/sse";
+import { Failure } from "./page-header";
 
 export function SignInView() {
   const [status, setStatus] = useState<AuthStatus | null>(null);
@@ -102,11 +103,7 @@ export function SignInView() {
             onChange={(e) => setPassword(e.target.value)}
           />
         </label>
-        {error && (
-          <p className="auth-error" role="alert">
-            {error}
-          </p>
-        )}
+        <Failure error={error} />
         <button className="button" type="submit" disabled={busy}>
           {setup || joining ? "Create account and sign in" : "Sign in"}
         </button>
