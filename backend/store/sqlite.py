@@ -21,6 +21,9 @@ BUSY_TIMEOUT_MS = 10_000  # another process (the CLI, a second server) holding t
 class SqliteDatabase:
     """A SQLite file in WAL mode; `read` and `write` run functions of the connection in its worker thread."""
 
+    dialect = "sqlite"
+    integrity_error = sqlite3.IntegrityError
+
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
         self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -61,6 +64,12 @@ class SqliteDatabase:
                 raise
             self.conn.execute("COMMIT")
 
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """The connection outside any transaction (reads see the last committed state), in the calling thread."""
+        with self.lock:
+            yield self.conn
+
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn(conn) in one transaction, committed or rolled back as a whole whatever happens to the caller."""
 
@@ -74,8 +83,8 @@ class SqliteDatabase:
         """Run fn(conn) outside any transaction (reads see the last committed state)."""
 
         def job() -> T:
-            with self.lock:
-                return fn(self.conn)
+            with self.connection() as conn:
+                return fn(conn)
 
         return await self.call(job)
 

@@ -14,6 +14,30 @@ from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
 from backend.tests.ollama_double import OllamaDouble, serve_ollama
 from bench.lib import SAMPLE_DOCS
+from bench.lib.postgres import fresh_database, postgres_server
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--storage",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="where the app fixtures keep their data: SQLite files (default) or a real Postgres started for the run",
+    )
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Postgres server (with pgvector) for the whole run; its admin URL."""
+    with postgres_server(tmp_path_factory.mktemp("postgres")) as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres: str) -> Iterator[str]:
+    """A fresh database on the run's Postgres server for one test."""
+    with fresh_database(postgres) as url:
+        yield url
 
 
 def fake_settings(data_dir: Path, **overrides) -> Settings:
@@ -29,8 +53,16 @@ def fake_settings(data_dir: Path, **overrides) -> Settings:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return fake_settings(tmp_path / "data")
+def storage(request: pytest.FixtureRequest) -> dict:
+    """Settings that choose the storage of this run (--storage): none for SQLite, a fresh database for Postgres."""
+    if request.config.getoption("--storage") == "postgres":
+        return {"database_url": request.getfixturevalue("postgres_url")}
+    return {}
+
+
+@pytest.fixture
+def settings(tmp_path: Path, storage: dict) -> Settings:
+    return fake_settings(tmp_path / "data", **storage)
 
 
 @pytest.fixture

@@ -1,0 +1,51 @@
+"""Database: what Ragline's stores need from a database, whichever engine it is (SQLite files or Postgres).
+
+A store writes its SQL once with `?` placeholders and runs it through `read`, `write` or `call`: each is one job in
+a worker thread, so a caller that is cancelled (disconnect, Stop, shutdown) never leaves a transaction open. The
+statements both engines accept are used where they exist (`INSERT … ON CONFLICT DO NOTHING` rather than SQLite's
+`INSERT OR IGNORE`); where the engines differ a store asks `db.dialect`.
+"""
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Literal, Protocol, TypeVar
+
+T = TypeVar("T")
+Dialect = Literal["sqlite", "postgres"]
+
+
+class Cursor(Protocol):
+    """The part of a DB-API cursor the stores use."""
+
+    rowcount: int
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Conn(Protocol):
+    """A connection inside a job: sqlite3.Connection, or PgConnection (backend/store/postgres.py)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, params: Iterable[Sequence[Any]], /) -> Cursor: ...
+
+
+class Database(Protocol):
+    """One database: SqliteDatabase (one file) or PostgresDatabase (a connection pool shared by every store)."""
+
+    dialect: Dialect
+    integrity_error: type[Exception] | tuple[type[Exception], ...]  # a UNIQUE or foreign-key constraint failed
+
+    async def read(self, fn: Callable[[Conn], T]) -> T: ...
+
+    async def write(self, fn: Callable[[Conn], T]) -> T: ...
+
+    async def call(self, job: Callable[[], T]) -> T: ...
+
+    def transaction(self) -> AbstractContextManager[Conn]: ...
+
+    def connection(self) -> AbstractContextManager[Conn]: ...
