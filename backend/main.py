@@ -49,8 +49,9 @@ from backend.runs.log import RunLog
 from backend.runs.runner import TurnRunner
 from backend.runs.summary import SummaryScheduler
 from backend.settings import Settings, get_settings
-from backend.store.checkpointer import SqliteCheckpointer
-from backend.store.sqlite import SqliteDatabase
+from backend.store.checkpointer import checkpointer_for
+from backend.store.database import Database
+from backend.store.open import open_storage
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +70,8 @@ async def prune_run_logs(runner: TurnRunner, hours: float) -> None:
         await asyncio.sleep(PRUNE_EVERY_SECONDS)
 
 
-async def open_accounts(settings: Settings, db: SqliteDatabase) -> Accounts:
-    """The accounts service on its SQLite file (opened with auth off too, so an admin can be made beforehand)."""
+async def open_accounts(settings: Settings, db: Database) -> Accounts:
+    """The accounts service on its database (opened with auth off too, so an admin can be made beforehand)."""
     store = SqliteAccountStore(db)
     await store.setup()
     if settings.auth == "local" and settings.api_key_list:
@@ -86,14 +87,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     layout = cache_layout(settings)
     async with (
         open_models(settings, layout) as models,
-        SqliteDatabase.open(settings.checkpoint_path) as db,
-        RunLog.open(settings.runs_path) as runlog,
-        SqliteDatabase.open(settings.accounts_path) as accounts_db,
+        open_storage(settings) as storage,
+        RunLog.open(storage.runs) as runlog,
     ):
-        accounts = await open_accounts(settings, accounts_db)
+        accounts = await open_accounts(settings, storage.accounts)
+        db = storage.conversations
         conversations = ConversationStore(db)
         await conversations.setup()
-        checkpointer = await db.call(lambda: SqliteCheckpointer(db, record_turn, delete_thread_rows))
+        checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
         client = await asyncio.to_thread(open_client, settings)
         collection = await asyncio.to_thread(open_collection, client, settings.collection, models.embedding_function)
         knowledge = await asyncio.to_thread(

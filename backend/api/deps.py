@@ -12,7 +12,7 @@ from backend.llm.factory import Models
 from backend.memory.conversations import ConversationStore
 from backend.rag.knowledge import KnowledgeBase
 from backend.runs.runner import TurnRunner
-from backend.store.checkpointer import SqliteCheckpointer
+from backend.store.checkpointer import Checkpointer
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Services:
     graph: CompiledStateGraph
     deps: GraphDeps
     conversations: ConversationStore
-    checkpointer: SqliteCheckpointer
+    checkpointer: Checkpointer
     models: Models
     knowledge: KnowledgeBase
     runner: TurnRunner

@@ -1,4 +1,4 @@
-"""ConversationStore: threads and their finished turns, as rows beside the checkpoints in the same SQLite file.
+"""ConversationStore: threads and their finished turns, as rows beside the checkpoints in the same database.
 
 The rows are a projection of the checkpoints: `record_turn` runs inside the transaction that commits a turn's
 final checkpoint (see store/checkpointer.py), and `delete_thread_rows` inside the one that deletes a thread's
@@ -9,13 +9,12 @@ the thread that holds it, so the client's next request, which repeats that conve
 """
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
 from backend.contract.text import title_from
 from backend.contract.types import StoredTurn
-from backend.store.sqlite import SqliteDatabase
+from backend.store.database import Conn, Cursor, Database
 
 LOCAL_OWNER = "local"
 JSON_COLUMNS = ("sources", "steps", "triage", "validation")
@@ -69,18 +68,21 @@ TURN_COLUMNS = (
 )
 
 
-def create_tables(conn: sqlite3.Connection) -> None:
-    """Create or upgrade the tables (idempotent)."""
+def create_tables(conn: Conn) -> None:
+    """Create or upgrade the tables of a SQLite file (idempotent; Postgres tables come from its migrations)."""
     conn.executescript(_SCHEMA)
     have = {row[1] for row in conn.execute("PRAGMA table_info(turns)")}
     for name, decl in _ADDED_COLUMNS.items():
         if name not in have:
             conn.execute(f"ALTER TABLE turns ADD COLUMN {name} {decl}")
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS turns_run_id ON turns(run_id) WHERE run_id != ''")
-    conn.execute("INSERT OR IGNORE INTO thread_owners (thread_id, owner) SELECT thread_id, owner FROM threads")
+    conn.execute(
+        "INSERT INTO thread_owners (thread_id, owner) SELECT thread_id, owner FROM threads WHERE true "
+        "ON CONFLICT DO NOTHING"
+    )
 
 
-def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, Any]) -> bool:
+def record_turn(conn: Conn, thread_id: str, values: Mapping[str, Any]) -> bool:
     """Checkpoint hook: store the turn a checkpoint finishes (once per run) and create or touch its thread.
 
     Also stores a run that did not finish (status `stopped` or `interrupted`, called with {"turn_record": …}):
@@ -92,15 +94,19 @@ def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, A
     row = {**record, "thread_id": thread_id, "turn": 0}
     row |= {c: json.dumps(record.get(c)) for c in JSON_COLUMNS}
     cols = [c for c in TURN_COLUMNS if c != "turn"]
+    row["use_memory"] = bool(row.get("use_memory"))
     inserted = conn.execute(
-        f"INSERT OR IGNORE INTO turns (turn, {', '.join(cols)}) "
-        f"SELECT COALESCE(MAX(turn), 0) + 1, {', '.join('?' * len(cols))} FROM turns WHERE thread_id = ?",
+        f"INSERT INTO turns (turn, {', '.join(cols)}) "
+        f"SELECT COALESCE(MAX(turn), 0) + 1, {', '.join('?' * len(cols))} FROM turns WHERE thread_id = ? "
+        "ON CONFLICT DO NOTHING",
         (*(row[c] for c in cols), thread_id),
     ).rowcount
     if inserted:
         claimed = conn.execute("SELECT owner FROM thread_owners WHERE thread_id = ?", (thread_id,)).fetchone()
         owner = values.get("owner") or (claimed[0] if claimed else LOCAL_OWNER)
-        conn.execute("INSERT OR IGNORE INTO thread_owners (thread_id, owner) VALUES (?, ?)", (thread_id, owner))
+        conn.execute(
+            "INSERT INTO thread_owners (thread_id, owner) VALUES (?, ?) ON CONFLICT DO NOTHING", (thread_id, owner)
+        )
         conn.execute(
             "INSERT INTO threads (thread_id, owner, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(thread_id) DO UPDATE SET updated_at = excluded.updated_at",
@@ -114,7 +120,7 @@ def record_turn(conn: sqlite3.Connection, thread_id: str, values: Mapping[str, A
     return bool(inserted)
 
 
-def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
+def delete_thread_rows(conn: Conn, thread_id: str) -> None:
     """Checkpoint hook: remove a thread's rows in the transaction that deletes its checkpoints."""
     conn.execute("DELETE FROM turns WHERE thread_id = ?", (thread_id,))
     conn.execute("DELETE FROM threads WHERE thread_id = ?", (thread_id,))
@@ -122,7 +128,7 @@ def delete_thread_rows(conn: sqlite3.Connection, thread_id: str) -> None:
     conn.execute("DELETE FROM thread_owners WHERE thread_id = ?", (thread_id,))
 
 
-def _dicts(cur: sqlite3.Cursor) -> list[dict]:
+def _dicts(cur: Cursor) -> list[dict]:
     cols = [c[0] for c in cur.description]
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
 
@@ -137,18 +143,20 @@ def _turn(row: dict) -> StoredTurn:
 class ConversationStore:
     """Reads of threads and turns, and the writes that are not part of a turn (rename)."""
 
-    def __init__(self, db: SqliteDatabase) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
+        self._creation_order = "rowid" if db.dialect == "sqlite" else "seq"  # ties of updated_at: newest first
 
     async def setup(self) -> None:
-        """Create or upgrade the tables."""
-        await self._db.call(lambda: create_tables(self._db.conn))
+        """Create or upgrade the tables of a SQLite file (Postgres is migrated before the server starts)."""
+        if self._db.dialect == "sqlite":
+            await self._db.call(lambda: create_tables(self._db.conn))  # type: ignore[attr-defined]
 
     async def threads(self, owner: str = LOCAL_OWNER) -> list[dict]:
         """The owner's threads, most recently updated first."""
         sql = (
             "SELECT thread_id, title, created_at, updated_at FROM threads WHERE owner = ? "
-            "ORDER BY updated_at DESC, rowid DESC"
+            f"ORDER BY updated_at DESC, {self._creation_order} DESC"
         )
         return await self._db.read(lambda c: _dicts(c.execute(sql, (owner,))))
 
@@ -186,8 +194,10 @@ class ConversationStore:
     async def claim(self, thread_id: str, owner: str) -> bool:
         """Make the owner the thread's owner unless someone is already; True when it is (now) the owner's."""
 
-        def job(conn: sqlite3.Connection) -> bool:
-            conn.execute("INSERT OR IGNORE INTO thread_owners (thread_id, owner) VALUES (?, ?)", (thread_id, owner))
+        def job(conn: Conn) -> bool:
+            conn.execute(
+                "INSERT INTO thread_owners (thread_id, owner) VALUES (?, ?) ON CONFLICT DO NOTHING", (thread_id, owner)
+            )
             row = conn.execute("SELECT owner FROM thread_owners WHERE thread_id = ?", (thread_id,)).fetchone()
             return row[0] == owner
 
@@ -207,7 +217,7 @@ class ConversationStore:
     async def adopt(self, from_owner: str, to_owner: str) -> int:
         """Give every thread of one owner to another (the local person's threads to the first admin)."""
 
-        def job(conn: sqlite3.Connection) -> int:
+        def job(conn: Conn) -> int:
             conn.execute("UPDATE threads SET owner = ? WHERE owner = ?", (to_owner, from_owner))
             return conn.execute("UPDATE thread_owners SET owner = ? WHERE owner = ?", (to_owner, from_owner)).rowcount
 

@@ -1,4 +1,4 @@
-"""RunLog: every event of every recent run, numbered, in its own SQLite file (runs.sqlite in RAG_DATA_DIR).
+"""RunLog: every event of every recent run, numbered: runs.sqlite in RAG_DATA_DIR, or tables in Postgres.
 
 A run's events go out to its followers from memory at once and reach the file in batches (one transaction every
 BATCH_SECONDS at most), so tokens never wait for the disk; the run's last events and its final status are written
@@ -9,12 +9,10 @@ RAG_RUN_LOG_HOURS.
 
 import asyncio
 import json
-import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from pathlib import Path
 
-from backend.store.sqlite import SqliteDatabase
+from backend.store.database import Conn, Database
 
 BATCH_SECONDS = 0.05
 _SCHEMA = """
@@ -40,33 +38,35 @@ RUN_COLUMNS = ("run_id", "thread_id", "question", "status", "created_at", "last_
 LoggedEvent = tuple[str, int, str, str]  # (run_id, seq, event name, JSON data)
 
 
-def _insert(conn: sqlite3.Connection, rows: list[LoggedEvent]) -> None:
-    conn.executemany("INSERT OR IGNORE INTO run_events (run_id, seq, event, data) VALUES (?, ?, ?, ?)", rows)
+def _insert(conn: Conn, rows: list[LoggedEvent]) -> None:
+    conn.executemany(
+        "INSERT INTO run_events (run_id, seq, event, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", rows
+    )
 
 
 class RunLog:
     """The run log file: run rows and their numbered events."""
 
-    def __init__(self, db: SqliteDatabase) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
         self._pending: list[LoggedEvent] = []
         self._wake = asyncio.Event()
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, path: Path | str) -> AsyncIterator["RunLog"]:
-        """Open (and create) the file; pending events are written before it closes."""
-        async with SqliteDatabase.open(path) as db:
-            log = cls(db)
-            await db.call(lambda: db.conn.executescript(_SCHEMA))
-            flusher = asyncio.create_task(log._flush_loop(), name="run-log")
-            try:
-                yield log
-            finally:
-                flusher.cancel()
-                with suppress(asyncio.CancelledError):
-                    await flusher
-                await log.flush()
+    async def open(cls, db: Database) -> AsyncIterator["RunLog"]:
+        """Use the database (creating a SQLite file's tables) for the block; pending events are written at its end."""
+        log = cls(db)
+        if db.dialect == "sqlite":
+            await db.call(lambda: db.conn.executescript(_SCHEMA))  # type: ignore[attr-defined]
+        flusher = asyncio.create_task(log._flush_loop(), name="run-log")
+        try:
+            yield log
+        finally:
+            flusher.cancel()
+            with suppress(asyncio.CancelledError):
+                await flusher
+            await log.flush()
 
     async def start(self, run_id: str, thread_id: str, question: str, created_at: str) -> None:
         """Record a new run as `running`."""
@@ -89,7 +89,7 @@ class RunLog:
         batch, self._pending = self._pending, []
         sql = "UPDATE runs SET status = ?, finished_at = ?, last_event_id = ? WHERE run_id = ?"
 
-        def job(conn: sqlite3.Connection) -> None:
+        def job(conn: Conn) -> None:
             _insert(conn, batch)
             conn.execute(sql, (status, finished_at, last_event_id, run_id))
 
@@ -120,7 +120,7 @@ class RunLog:
     async def prune(self, finished_before: str) -> int:
         """Delete the runs (and events) that finished before the timestamp; returns how many runs went."""
 
-        def job(conn: sqlite3.Connection) -> int:
+        def job(conn: Conn) -> int:
             old = "SELECT run_id FROM runs WHERE status != 'running' AND finished_at < ?"
             conn.execute(f"DELETE FROM run_events WHERE run_id IN ({old})", (finished_before,))
             return conn.execute(

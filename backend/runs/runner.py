@@ -48,7 +48,7 @@ from backend.runs.live import LiveRun, Numbered
 from backend.runs.log import RunLog
 from backend.runs.queue import ThreadQueue
 from backend.runs.summary import SummaryScheduler
-from backend.store.checkpointer import SqliteCheckpointer
+from backend.store.checkpointer import Checkpointer
 from backend.streaming import final_events, guarded_input, turn_events
 
 log = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ class TurnRunner:
         self,
         graph: CompiledStateGraph,
         deps: GraphDeps,
-        checkpointer: SqliteCheckpointer,
+        checkpointer: Checkpointer,
         summaries: SummaryScheduler,
         models: Models,
         runlog: RunLog,

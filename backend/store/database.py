@@ -18,6 +18,7 @@ class Cursor(Protocol):
     """The part of a DB-API cursor the stores use."""
 
     rowcount: int
+    description: Any  # a sequence of column descriptions, each starting with the column's name
 
     def fetchone(self) -> Any: ...
 

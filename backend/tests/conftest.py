@@ -12,6 +12,10 @@ from fastapi import FastAPI
 from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
+from backend.store import migrate
+from backend.store.database import Database
+from backend.store.postgres import PostgresDatabase
+from backend.store.sqlite import SqliteDatabase
 from backend.tests.ollama_double import OllamaDouble, serve_ollama
 from bench.lib import SAMPLE_DOCS
 from bench.lib.postgres import fresh_database, postgres_server
@@ -50,6 +54,19 @@ def fake_settings(data_dir: Path, **overrides) -> Settings:
         **overrides,
     }
     return Settings(**values)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    """One store database on each engine: a SQLite file, and a fresh Postgres database migrated to head."""
+    if request.param == "sqlite":
+        async with SqliteDatabase.open(tmp_path / "store.sqlite") as db:
+            yield db
+        return
+    url = request.getfixturevalue("postgres_url")
+    migrate.upgrade(url)
+    async with PostgresDatabase.open(url) as db:
+        yield db
 
 
 @pytest.fixture

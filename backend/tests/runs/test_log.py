@@ -1,12 +1,12 @@
-"""The run log on its own: batched appends, final status, unfinished runs and pruning."""
+"""The run log on its own, on SQLite and on Postgres: batched appends, final status, unfinished runs, pruning."""
 
 import asyncio
 
 from backend.runs.log import BATCH_SECONDS, RunLog
 
 
-async def test_events_reach_the_file_in_batches_and_finish_writes_the_rest_with_the_status(tmp_path):
-    async with RunLog.open(tmp_path / "runs.sqlite") as log:
+async def test_events_reach_the_file_in_batches_and_finish_writes_the_rest_with_the_status(database):
+    async with RunLog.open(database) as log:
         await log.start("r1", "t1", "question?", "2026-01-01T00:00:00.000+00:00")
         for seq in range(1, 4):
             log.append("r1", seq, "token", f'{{"text": "w{seq} "}}')
@@ -18,8 +18,8 @@ async def test_events_reach_the_file_in_batches_and_finish_writes_the_rest_with_
         assert (await log.run("r1"))["status"] == "completed" and (await log.run("r1"))["last_event_id"] == 4
 
 
-async def test_unfinished_runs_carry_their_logged_text_and_pruning_keeps_them_and_recent_runs(tmp_path):
-    async with RunLog.open(tmp_path / "runs.sqlite") as log:
+async def test_unfinished_runs_carry_their_logged_text_and_pruning_keeps_them_and_recent_runs(database):
+    async with RunLog.open(database) as log:
         for run_id, created in (("old", "2026-01-01"), ("new", "2026-01-03"), ("live", "2026-01-02")):
             await log.start(run_id, "t", "q", created)
             log.append(run_id, 1, "metadata", "{}")

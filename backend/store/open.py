@@ -1,0 +1,55 @@
+"""Open the configured storage: SQLite files in RAG_DATA_DIR, or one Postgres database (RAG_DATABASE_URL)."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from backend.settings import Settings
+from backend.store import migrate
+from backend.store.database import Database
+from backend.store.postgres import PostgresDatabase
+from backend.store.sqlite import SqliteDatabase
+
+
+@dataclass(frozen=True)
+class Storage:
+    """The database each store uses: four SQLite files, or the same Postgres database for all of them."""
+
+    conversations: Database  # checkpoints, threads and turns (one database: a turn commits with its checkpoint)
+    runs: Database
+    accounts: Database
+
+
+@asynccontextmanager
+async def open_postgres(settings: Settings) -> AsyncIterator[PostgresDatabase]:
+    """The Postgres database, migrated to this code's schema first (SchemaTooNew when it is newer)."""
+    assert settings.database_url is not None
+    url = settings.database_url.get_secret_value()
+    await asyncio.to_thread(migrate.upgrade, url)
+    async with PostgresDatabase.open(url, settings.database_pool_size) as db:
+        yield db
+
+
+@asynccontextmanager
+async def open_database(settings: Settings, sqlite_path: Path) -> AsyncIterator[Database]:
+    """One store's database: Postgres when configured, else its SQLite file (for the CLI's one-store commands)."""
+    if settings.database_url:
+        async with open_postgres(settings) as db:
+            yield db
+    else:
+        async with SqliteDatabase.open(sqlite_path) as db:
+            yield db
+
+
+@asynccontextmanager
+async def open_storage(settings: Settings) -> AsyncIterator[Storage]:
+    """Every store's database for the server's life."""
+    if settings.database_url:
+        async with open_postgres(settings) as db:
+            yield Storage(db, db, db)
+        return
+    async with AsyncExitStack() as stack:
+        files = (settings.checkpoint_path, settings.runs_path, settings.accounts_path)
+        yield Storage(*[await stack.enter_async_context(SqliteDatabase.open(path)) for path in files])
