@@ -116,19 +116,24 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             graph = build_graph(checkpointer)
             summaries = SummaryScheduler(graph, deps, models)
             runner = TurnRunner(graph, deps, checkpointer, summaries, models, runlog)
-            await runner.recover()  # runs a dead server left `running` are `interrupted` before anyone asks
+            shared = storage.runs.dialect == "postgres"  # replicas may share it: only dead replicas' runs
+            await runner.recover(dead_only=shared)  # runs a dead server left `running` are interrupted before use
             app.state.services = Services(graph, deps, conversations, checkpointer, models, knowledge, runner, accounts)
             if settings.auth == "local" and (admin := await accounts.store.first_admin()):
                 await auth.adopt_local_threads(app.state.services, admin)  # made before accounts, or by the CLI
             log.info("ragline ready: backend=%s model=%s data=%s", models.backend, models.model, settings.data_dir)
-            priming = asyncio.create_task(prime_slots(models, system_prompt(settings.prompt_style)))
-            pruning = asyncio.create_task(prune_run_logs(runner, settings.run_log_hours), name="prune-runs")
+            tasks = [
+                asyncio.create_task(prime_slots(models, system_prompt(settings.prompt_style)), name="prime"),
+                asyncio.create_task(prune_run_logs(runner, settings.run_log_hours), name="prune-runs"),
+            ]
+            if shared:
+                tasks.append(asyncio.create_task(runner.watch(), name="watch-replicas"))
             try:
                 yield
             finally:
-                for task in (priming, pruning):
+                for task in tasks:
                     task.cancel()
-                await asyncio.gather(priming, pruning, return_exceptions=True)
+                await asyncio.gather(*tasks, return_exceptions=True)
                 await runner.close()
                 await summaries.close()
 

@@ -67,8 +67,6 @@ async def follow_run(
 async def cancel_run(run_id: str, services: ServicesDep, principal: PrincipalDep) -> dict:
     """Stop a run: the model request is cancelled, the partial answer stays in the thread marked `stopped`."""
     info = await _existing(services, run_id, principal)
-    run = services.runner.live.get(run_id)
-    if run is None or run.finished:
+    if not await services.runner.stop(run_id):  # here, or on the replica running it
         raise HTTPException(409, f"run {run_id!r} has already finished ({info['status']}); there is nothing to stop")
-    await services.runner.cancel(run)
     return await _existing(services, run_id, principal)

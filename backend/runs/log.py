@@ -5,16 +5,26 @@ BATCH_SECONDS at most), so tokens never wait for the disk; the run's last events
 together when it ends. After a `kill -9` the file holds the run as `running` with the events of all but the last
 batch: start-up marks such runs `interrupted` (see TurnRunner.recover). Finished runs' logs are pruned after
 RAG_RUN_LOG_HOURS.
+
+Several replicas on one Postgres database share the log. Each run names the replica (server process) running it,
+and each replica writes a heartbeat every HEARTBEAT_SECONDS: another replica follows a run from the log, asks
+for its Stop through the log (`request_stop`), and takes over the runs of a replica that stopped beating
+(`unfinished(dead_only=True)`, `claim`) to mark them interrupted.
 """
 
 import asyncio
 import json
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime, timedelta
 
+from backend.clock import now
 from backend.store.database import Conn, Database
 
 BATCH_SECONDS = 0.05
+HEARTBEAT_SECONDS = 2.0
+DEAD_AFTER_SECONDS = 10.0  # a replica not heard of for this long is dead
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
@@ -23,9 +33,16 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,
     created_at TEXT NOT NULL,
     finished_at TEXT,
-    last_event_id INTEGER NOT NULL DEFAULT 0
+    last_event_id INTEGER NOT NULL DEFAULT 0,
+    replica TEXT NOT NULL DEFAULT '',
+    stop_requested INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, finished_at);
+CREATE TABLE IF NOT EXISTS replicas (
+    replica_id TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    seen_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS run_events (
     run_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -34,7 +51,8 @@ CREATE TABLE IF NOT EXISTS run_events (
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 """
-RUN_COLUMNS = ("run_id", "thread_id", "question", "status", "created_at", "last_event_id")
+_ADDED_RUN_COLUMNS = {"replica": "TEXT NOT NULL DEFAULT ''", "stop_requested": "INTEGER NOT NULL DEFAULT 0"}
+RUN_COLUMNS = ("run_id", "thread_id", "question", "status", "created_at", "last_event_id", "replica")
 LoggedEvent = tuple[str, int, str, str]  # (run_id, seq, event name, JSON data)
 
 
@@ -47,8 +65,9 @@ def _insert(conn: Conn, rows: list[LoggedEvent]) -> None:
 class RunLog:
     """The run log file: run rows and their numbered events."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, replica_id: str | None = None) -> None:
         self.db = db
+        self.replica_id = replica_id or uuid.uuid4().hex[:16]  # this server process
         self._pending: list[LoggedEvent] = []
         self._wake = asyncio.Event()
 
@@ -59,19 +78,26 @@ class RunLog:
         log = cls(db)
         if db.dialect == "sqlite":
             await db.call(lambda: db.conn.executescript(_SCHEMA))  # type: ignore[attr-defined]
-        flusher = asyncio.create_task(log._flush_loop(), name="run-log")
+            await db.write(_add_run_columns)
+        await log._beat()
+        tasks = [asyncio.create_task(log._flush_loop(), name="run-log"), asyncio.create_task(log._heartbeat_loop())]
         try:
             yield log
         finally:
-            flusher.cancel()
-            with suppress(asyncio.CancelledError):
-                await flusher
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             await log.flush()
+            # gone on purpose: the runs it still had (cancelled by the shutdown) are for the others to interrupt
+            await db.write(lambda c: c.execute("DELETE FROM replicas WHERE replica_id = ?", (log.replica_id,)))
 
     async def start(self, run_id: str, thread_id: str, question: str, created_at: str) -> None:
         """Record a new run as `running`."""
-        sql = "INSERT INTO runs (run_id, thread_id, question, status, created_at) VALUES (?, ?, ?, 'running', ?)"
-        await self.db.write(lambda c: c.execute(sql, (run_id, thread_id, question, created_at)))
+        sql = (
+            "INSERT INTO runs (run_id, thread_id, question, status, created_at, replica) "
+            "VALUES (?, ?, ?, 'running', ?, ?)"
+        )
+        await self.db.write(lambda c: c.execute(sql, (run_id, thread_id, question, created_at, self.replica_id)))
 
     def append(self, run_id: str, seq: int, event: str, data: str) -> None:
         """Queue one event for the next batch."""
@@ -106,10 +132,41 @@ class RunLog:
         sql = "SELECT seq, event, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq"
         return await self.db.read(lambda c: c.execute(sql, (run_id, after)).fetchall())
 
-    async def unfinished(self) -> list[dict]:
-        """Runs still `running` in the file (their server died), each with the text its token events carried."""
-        sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE status = 'running' ORDER BY created_at"
-        rows = await self.db.read(lambda c: c.execute(sql).fetchall())
+    async def last_event(self, run_id: str) -> int:
+        """The number of the run's last logged event (0: none yet)."""
+        sql = "SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?"
+        return int(await self.db.read(lambda c: c.execute(sql, (run_id,)).fetchone()[0]))
+
+    async def request_stop(self, run_id: str) -> bool:
+        """Ask the replica running the run to stop it; False when it is not running."""
+        sql = "UPDATE runs SET stop_requested = 1 WHERE run_id = ? AND status = 'running'"
+        return await self.db.write(lambda c: c.execute(sql, (run_id,)).rowcount > 0)
+
+    async def stop_requests(self) -> list[str]:
+        """The ids of this replica's running runs whose Stop was asked through another replica."""
+        sql = "SELECT run_id FROM runs WHERE replica = ? AND status = 'running' AND stop_requested = 1"
+        return [r[0] for r in await self.db.read(lambda c: c.execute(sql, (self.replica_id,)).fetchall())]
+
+    async def claim(self, run: dict) -> bool:
+        """Take over a dead replica's running run (so no other replica interrupts it too); False if one did."""
+        sql = "UPDATE runs SET replica = ? WHERE run_id = ? AND status = 'running' AND replica = ?"
+        args = (self.replica_id, run["run_id"], run["replica"])
+        return await self.db.write(lambda c: c.execute(sql, args).rowcount > 0)
+
+    async def unfinished(self, dead_only: bool = False) -> list[dict]:
+        """Runs still `running` that no live replica runs, each with the text its token events carried.
+
+        dead_only=False (start-up on SQLite files, which one server uses): every run of another replica.
+        dead_only=True (Postgres, shared by replicas): only the runs of replicas whose heartbeat stopped.
+        """
+        cutoff = (datetime.now(UTC) - timedelta(seconds=DEAD_AFTER_SECONDS)).isoformat(timespec="milliseconds")
+        alive = "AND replica NOT IN (SELECT replica_id FROM replicas WHERE seen_at >= ?)" if dead_only else ""
+        sql = (
+            f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE status = 'running' AND replica != ? {alive} "
+            "ORDER BY created_at"
+        )
+        args = (self.replica_id, cutoff) if dead_only else (self.replica_id,)
+        rows = await self.db.read(lambda c: c.execute(sql, args).fetchall())
         runs = [dict(zip(RUN_COLUMNS, row, strict=True)) for row in rows]
         for run in runs:
             events = await self.events(run["run_id"])
@@ -129,9 +186,31 @@ class RunLog:
 
         return await self.db.write(job)
 
+    async def _beat(self) -> None:
+        sql = (
+            "INSERT INTO replicas (replica_id, started_at, seen_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (replica_id) DO UPDATE SET seen_at = excluded.seen_at"
+        )
+        stamp = now()
+        await self.db.write(lambda c: c.execute(sql, (self.replica_id, stamp, stamp)))
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            with suppress(Exception):  # a database hiccup: the next beat retries (others wait DEAD_AFTER_SECONDS)
+                await self._beat()
+
     async def _flush_loop(self) -> None:
         while True:
             await self._wake.wait()
             await asyncio.sleep(BATCH_SECONDS)  # gather the tokens of the next few milliseconds into one commit
             self._wake.clear()
             await asyncio.shield(self.flush())
+
+
+def _add_run_columns(conn: Conn) -> None:
+    """Columns added to runs.sqlite files made before replicas."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    for name, decl in _ADDED_RUN_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")

@@ -14,6 +14,9 @@
   `done` event goes out only after the whole turn is stored.
 - At start-up, runs the log still shows `running` (their server died) become `interrupted`, with the text their
   token events carried (`recover`).
+- Replicas on one Postgres database (`watch`): a run started on one is followed from the shared log on another,
+  and stopped from another through the log; the runs of a replica whose heartbeat stopped are interrupted by a
+  live one. SQLite files serve one server: there, `recover` at start-up takes every run left `running`.
 """
 
 import asyncio
@@ -53,6 +56,10 @@ from backend.streaming import final_events, guarded_input, turn_events
 
 log = logging.getLogger(__name__)
 EVENT_TYPES = {name: cls for cls, name in SSE_EVENTS.items()}
+FOLLOW_POLL_SECONDS = 0.1  # how often a run of another replica is read from the log (it writes every 50 ms)
+WATCH_SECONDS = 0.25  # how often a replica looks for Stop asked through another one
+RECOVER_EVERY = 20  # …and, every this many looks, for the runs of a dead replica
+STOP_WAIT_SECONDS = 30.0
 OnDisconnect = Literal["continue", "cancel"]
 
 
@@ -166,20 +173,31 @@ class TurnRunner:
                 await self.abandon(run)
 
     async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[Numbered]:
-        """A run's numbered events after `after`: live ones until it ends, or a finished run's log."""
+        """A run's numbered events after `after`: live ones until it ends, or its log (finished, or running on
+        another replica: then the log is read until the run ends there)."""
         run = self.live.get(run_id)
         if run is not None:
             async for numbered in run.follow(after):
                 yield numbered
             return
-        for seq, name, data in await self.runlog.events(run_id, after):
-            yield seq, EVENT_TYPES[name].model_validate_json(data)
+        seq = after
+        while True:
+            row = await self.runlog.run(run_id)  # read before the events: a finished run's events are all logged
+            for number, name, data in await self.runlog.events(run_id, seq):
+                seq = number
+                yield number, EVENT_TYPES[name].model_validate_json(data)
+            if row is None or row["status"] != "running":
+                return
+            await asyncio.sleep(FOLLOW_POLL_SECONDS)
 
     async def info(self, run_id: str) -> dict | None:
         """The run's id, thread, question, status, start time and latest event number; None when unknown."""
         run = self.live.get(run_id)
         if run is None:
-            return await self.runlog.run(run_id)
+            row = await self.runlog.run(run_id)
+            if row is not None and row["status"] == "running":  # on another replica: its events so far
+                row["last_event_id"] = await self.runlog.last_event(run_id)
+            return row and {k: v for k, v in row.items() if k != "replica"}
         fields = ("run_id", "thread_id", "question", "status", "created_at")
         return {f: getattr(run, f) for f in fields} | {"last_event_id": len(run.events)}
 
@@ -191,6 +209,40 @@ class TurnRunner:
         """Stop a running run: cancel its task (and so the model request) and wait until it has ended."""
         run.stop_requested = True
         await self.abandon(run)
+
+    async def stop(self, run_id: str) -> bool:
+        """Stop a run on this replica or, through the log, on another one, and wait until it has ended there;
+        False when it is not running."""
+        if (run := self.live.get(run_id)) is not None:
+            if run.finished:
+                return False
+            await self.cancel(run)
+            return True
+        if not await self.runlog.request_stop(run_id):
+            return False
+        for _ in range(int(STOP_WAIT_SECONDS / FOLLOW_POLL_SECONDS)):
+            row = await self.runlog.run(run_id)
+            if row is None or row["status"] != "running":
+                break
+            await asyncio.sleep(FOLLOW_POLL_SECONDS)
+        return True
+
+    async def watch(self) -> None:
+        """Replicas on one database: stop the runs whose Stop was asked through another replica, and interrupt the
+        runs of replicas that died. Runs for the server's life."""
+        looks = 0
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            looks += 1
+            try:
+                if self.live:
+                    for run_id in await self.runlog.stop_requests():
+                        if (run := self.live.get(run_id)) is not None:
+                            asyncio.create_task(self.cancel(run), name=f"stop:{run_id}")
+                if looks % RECOVER_EVERY == 0:
+                    await self.recover(dead_only=True)
+            except Exception:  # a database hiccup must not end the watch; the next look retries
+                log.exception("watching the shared run log failed")
 
     async def abandon(self, run: LiveRun) -> None:
         """Cancel the run's task unless it has emitted its last event, and wait for it; nothing else is kept."""
@@ -289,10 +341,13 @@ class TurnRunner:
         record = unfinished_record(run, answer, status, self.deps.provider, self.deps.model_name)
         return await self.checkpointer.db.write(lambda c: record_turn(c, run.thread_id, {"turn_record": record}))
 
-    async def recover(self) -> int:
-        """Mark the runs a dead server left `running` as interrupted, each with its partial text in its thread."""
-        runs = await self.runlog.unfinished()
+    async def recover(self, dead_only: bool = False) -> int:
+        """Mark the runs a dead server left `running` as interrupted, each with its partial text in its thread.
+        dead_only: only those of replicas whose heartbeat stopped (replicas sharing Postgres)."""
+        runs = await self.runlog.unfinished(dead_only)
         for row in runs:
+            if not await self.runlog.claim(row):
+                continue  # another replica is taking care of it
             run = LiveRun(row["run_id"], row["thread_id"], row["question"], row["created_at"])
             if not await self._keep_unfinished(run, "interrupted", row["answer"]):
                 await self.runlog.finish(run.run_id, "completed", row["last_event_id"], now())  # it was stored

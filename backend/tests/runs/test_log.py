@@ -28,8 +28,35 @@ async def test_unfinished_runs_carry_their_logged_text_and_pruning_keeps_them_an
         await log.flush()
         await log.finish("old", "completed", 3, "2026-01-01T12:00:00.000+00:00")
         await log.finish("new", "stopped", 3, "2026-01-03T12:00:00.000+00:00")
-        unfinished = await log.unfinished()
+        assert await log.unfinished() == []  # its own runs are not for it to interrupt
+        async with RunLog.open(database) as next_server:  # after a restart: a new replica on the same database
+            unfinished = await next_server.unfinished()
         assert [(r["run_id"], r["answer"], r["last_event_id"]) for r in unfinished] == [("live", "Partial answer", 3)]
         assert await log.prune("2026-01-02T00:00:00.000+00:00") == 1
         assert await log.run("old") is None and await log.events("old") == []
         assert await log.run("new") is not None and await log.run("live") is not None
+
+
+async def test_another_replica_takes_over_only_the_runs_of_a_replica_whose_heartbeat_stopped(database):
+    async with RunLog.open(database) as alive, RunLog.open(database) as dying, RunLog.open(database) as other:
+        await alive.start("a", "t1", "q", "2026-01-01")
+        await dying.start("d", "t2", "q", "2026-01-01")
+        assert await other.unfinished(dead_only=True) == []  # both replicas beat
+        stale = "2000-01-01T00:00:00.000+00:00"
+        await database.write(
+            lambda c: c.execute("UPDATE replicas SET seen_at = ? WHERE replica_id = ?", (stale, dying.replica_id))
+        )
+        dead = await other.unfinished(dead_only=True)
+        assert [r["run_id"] for r in dead] == ["d"]
+        assert await other.claim(dead[0]) and not await alive.claim(dead[0])  # one replica takes it over, once
+        assert (await other.run("d"))["replica"] == other.replica_id
+
+
+async def test_stop_asked_through_one_replica_reaches_the_replica_running_the_run(database):
+    async with RunLog.open(database) as runner, RunLog.open(database) as other:
+        await runner.start("r", "t", "q", "2026-01-01")
+        assert await runner.stop_requests() == []
+        assert await other.request_stop("r")
+        assert await runner.stop_requests() == ["r"] and await other.stop_requests() == []
+        await runner.finish("r", "stopped", 0, "2026-01-01T00:00:01.000+00:00")
+        assert not await other.request_stop("r")  # finished: nothing to stop

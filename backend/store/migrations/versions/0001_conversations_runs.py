@@ -1,4 +1,4 @@
-"""Threads, turns, conversation keys, thread owners; runs and their event logs.
+"""Threads, turns, conversation keys, thread owners; runs, their event logs and the replicas running them.
 
 Revision ID: 0001_conversations_runs
 Revises:
@@ -64,9 +64,16 @@ def upgrade() -> None:
             status TEXT NOT NULL,
             created_at TEXT NOT NULL,
             finished_at TEXT,
-            last_event_id INTEGER NOT NULL DEFAULT 0
+            last_event_id INTEGER NOT NULL DEFAULT 0,
+            replica TEXT NOT NULL DEFAULT '',  -- the server process running it
+            stop_requested INTEGER NOT NULL DEFAULT 0  -- Stop asked through another replica
         );
         CREATE INDEX runs_by_status ON runs(status, finished_at);
+        CREATE TABLE replicas (
+            replica_id TEXT PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            seen_at TEXT NOT NULL  -- its heartbeat: a replica not seen for a while is dead, its runs interrupted
+        );
         CREATE TABLE run_events (
             run_id TEXT NOT NULL,
             seq INTEGER NOT NULL,
@@ -79,4 +86,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute("DROP TABLE run_events, runs, thread_owners, conversation_keys, turns, threads")
+    op.execute("DROP TABLE replicas, run_events, runs, thread_owners, conversation_keys, turns, threads")
