@@ -162,6 +162,37 @@ def create_admin(settings: Settings, email: str, name: str, password: str) -> No
         sys.exit(f"error: an account with the e-mail {email!r} exists already")
 
 
+def migrate_database(settings: Settings) -> None:
+    """Bring the Postgres database of RAG_DATABASE_URL to this version's schema."""
+    from backend.store import migrate
+
+    if not settings.database_url:
+        sys.exit("error: RAG_DATABASE_URL is not set; SQLite files in RAG_DATA_DIR upgrade themselves at start")
+    try:
+        before, after = migrate.upgrade(settings.database_url.get_secret_value())
+    except migrate.SchemaTooNew as exc:
+        sys.exit(f"error: {exc}")
+    print(f"database schema: {before or 'empty'} -> {after}" if before != after else f"database schema: {after}")
+
+
+def prune(settings: Settings, idle_days: float) -> None:
+    """Delete the checkpoints of threads idle for idle_days, keeping each thread's last complete one."""
+    from backend.graph.builder import build_graph
+    from backend.memory.conversations import delete_thread_rows, record_turn
+    from backend.store.checkpointer import checkpointer_for
+    from backend.store.open import open_database
+    from backend.store.prune import prune_checkpoints
+
+    async def run() -> None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        async with open_database(settings, settings.checkpoint_path) as db:
+            checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
+            pruned = await prune_checkpoints(build_graph(checkpointer), checkpointer, idle_days)
+        print(f"pruned {pruned.checkpoints} checkpoint(s) of {pruned.threads} thread(s) idle for {idle_days:g} days")
+
+    asyncio.run(run())
+
+
 def contract(out: Path) -> None:
     """Write the API contract the UI is generated from: out/openapi.json and out/contract.gen.ts (shared constants)."""
     from backend.contract.citations import CITATION_PATTERN
@@ -194,7 +225,10 @@ def settings_errors(exc: ValidationError) -> str:
     for e in exc.errors():
         message = e["msg"].removeprefix("Value error, ")
         if e["loc"]:
-            lines.append(f"RAG_{'_'.join(map(str, e['loc'])).upper()}: {message} (got {e.get('input')!r})")
+            field = Settings.model_fields.get(str(e["loc"][0]))
+            secret = field is not None and "SecretStr" in repr(field.annotation)
+            got = "(value not shown: it may hold a password)" if secret else f"(got {e.get('input')!r})"
+            lines.append(f"RAG_{'_'.join(map(str, e['loc'])).upper()}: {message} {got}")
         else:  # a rule across settings names them itself
             lines.append(message)
     return "error: invalid settings\n" + "\n".join(lines)
@@ -210,6 +244,9 @@ def main(argv: list[str] | None = None) -> None:
     i.add_argument("paths", nargs="+", type=Path)
     i.add_argument("--if-empty", action="store_true", help="only when the knowledge base is empty")
     sub.add_parser("serve", help="run the API server")
+    sub.add_parser("migrate", help="bring the Postgres database (RAG_DATABASE_URL) to this version's schema")
+    pc = sub.add_parser("prune-checkpoints", help="keep only the last complete checkpoint of idle threads")
+    pc.add_argument("--idle-days", type=float, default=30.0, help="threads not updated for this many days (30)")
     c = sub.add_parser("contract", help="write openapi.json and contract.gen.ts for the UI")
     ui_lib = Path(__file__).resolve().parents[1] / "frontend" / "lib"  # the checkout's, from any working directory
     c.add_argument("--out", type=Path, default=ui_lib, help="output folder (default frontend/lib)")
@@ -234,6 +271,10 @@ def main(argv: list[str] | None = None) -> None:
             create_admin(settings, args.email, args.name, read_password(args.password_stdin))
         elif args.command == "ingest":
             sys.exit(1 if ingest(settings, args.paths, args.if_empty) else 0)
+        elif args.command == "migrate":
+            migrate_database(settings)
+        elif args.command == "prune-checkpoints":
+            prune(settings, args.idle_days)
         else:
             serve(settings)
     except ModelFileError as exc:

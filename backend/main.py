@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from langgraph.graph.state import CompiledStateGraph
 
 from backend.accounts.limiter import LoginLimiter
 from backend.accounts.oidc import SsoProvider
@@ -49,9 +50,10 @@ from backend.runs.log import RunLog
 from backend.runs.runner import TurnRunner
 from backend.runs.summary import SummaryScheduler
 from backend.settings import Settings, get_settings
-from backend.store.checkpointer import checkpointer_for
+from backend.store.checkpointer import Checkpointer, checkpointer_for
 from backend.store.database import Database
 from backend.store.open import open_storage
+from backend.store.prune import prune_checkpoints
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,18 @@ async def open_accounts(settings: Settings, db: Database) -> Accounts:
     if settings.auth == "local" and settings.api_key_list:
         log.warning("RAG_API_KEYS is not used with RAG_AUTH=local: /v1 takes personal API keys (POST /api/keys)")
     return Accounts(store, settings.session_hours, LoginLimiter(settings.login_attempts, settings.login_window_seconds))
+
+
+async def prune_checkpoints_every(graph: CompiledStateGraph, checkpointer: Checkpointer, days: float) -> None:
+    """Prune the checkpoints of threads idle for `days`, at start-up and every few minutes."""
+    while True:
+        try:
+            pruned = await prune_checkpoints(graph, checkpointer, days)
+            if pruned.checkpoints:
+                log.info("pruned %d checkpoint(s) of %d idle thread(s)", pruned.checkpoints, pruned.threads)
+        except Exception:  # a failed prune must not stop the server; the next one retries
+            log.exception("pruning checkpoints failed")
+        await asyncio.sleep(PRUNE_EVERY_SECONDS)
 
 
 @asynccontextmanager
@@ -128,6 +142,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             ]
             if shared:
                 tasks.append(asyncio.create_task(runner.watch(), name="watch-replicas"))
+            if days := settings.checkpoint_prune_days:
+                tasks.append(asyncio.create_task(prune_checkpoints_every(graph, checkpointer, days)))
             try:
                 yield
             finally:

@@ -276,6 +276,12 @@ class Settings(BaseSettings):
     run_log_hours: float = Field(
         24.0, gt=0, description="Hours a finished run's event log is kept for replay (GET /api/runs/{id}/stream)."
     )
+    checkpoint_prune_days: float = Field(
+        0.0,
+        ge=0,
+        description="Prune the checkpoints of threads idle this many days, keeping each one's last complete "
+        "checkpoint, every few minutes (0: never; `python -m backend.cli prune-checkpoints` does it by hand).",
+    )
 
     # accounts
     auth: Literal["off", "local"] = Field(

@@ -75,6 +75,18 @@ class HookedCheckpointer:
             conn.execute(f"DELETE FROM {self.WRITES_TABLE} WHERE thread_id = ? {newer}", args)
             return conn.execute(f"DELETE FROM checkpoints WHERE thread_id = ? {newer}", args).rowcount
 
+    def prune_before(self, thread_id: str, checkpoint_id: str) -> int:
+        """Delete the thread's checkpoints older than checkpoint_id, and what only they used; returns how many."""
+        with self.db.transaction() as conn:
+            args = (thread_id, checkpoint_id)
+            conn.execute(f"DELETE FROM {self.WRITES_TABLE} WHERE thread_id = ? AND checkpoint_id < ?", args)
+            pruned = conn.execute("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?", args).rowcount
+            self.drop_unused(conn, thread_id)
+            return pruned
+
+    def drop_unused(self, conn: Conn, thread_id: str) -> None:
+        """Remove what no checkpoint of the thread refers to any more (SQLite: nothing; each checkpoint is whole)."""
+
     def discard_unfinished(self, thread_id: str, base: str | None, run_id: str) -> bool:
         """Drop what a run checkpointed after `base`, unless its final checkpoint (with its turn) is already stored.
 
@@ -127,6 +139,10 @@ class HookedCheckpointer:
         """Async discard_after."""
         return await self.db.call(lambda: self.discard_after(thread_id, checkpoint_id))
 
+    async def aprune_before(self, thread_id: str, checkpoint_id: str) -> int:
+        """Async prune_before."""
+        return await self.db.call(lambda: self.prune_before(thread_id, checkpoint_id))
+
     async def adiscard_unfinished(self, thread_id: str, base: str | None, run_id: str) -> bool:
         """Async discard_unfinished."""
         return await self.db.call(lambda: self.discard_unfinished(thread_id, base, run_id))
@@ -172,6 +188,15 @@ class PostgresCheckpointer(HookedCheckpointer, PostgresSaver):
         with psycopg.connect(db.url, autocommit=True) as lock:  # replicas starting together: one migrates
             lock.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
             self.setup()
+
+    def drop_unused(self, conn: Conn, thread_id: str) -> None:
+        """Delete the thread's channel values (blobs) that no remaining checkpoint refers to."""
+        conn.execute(
+            "DELETE FROM checkpoint_blobs b WHERE b.thread_id = ? AND NOT EXISTS (SELECT 1 FROM checkpoints c "
+            "WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns "
+            "AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)",
+            (thread_id,),
+        )
 
     @contextmanager
     def _cursor(self, *, pipeline: bool = False) -> Iterator[psycopg.Cursor]:

@@ -149,3 +149,27 @@ def test_users_create_admin_refuses_a_short_password_or_a_non_email(monkeypatch,
     with pytest.raises(SystemExit) as exit_:
         main(["users", "create-admin", "--email", "ann", "--password-stdin"])
     assert "not an e-mail address" in str(exit_.value.code)
+
+
+def test_migrate_brings_the_postgres_schema_to_head_and_says_so(monkeypatch, postgres_url, capsys):
+    from backend.store import migrate
+
+    monkeypatch.setenv("RAG_DATABASE_URL", postgres_url)
+    main(["migrate"])
+    assert capsys.readouterr().out.strip() == f"database schema: empty -> {migrate.head_revision()}"
+    main(["migrate"])
+    assert capsys.readouterr().out.strip() == f"database schema: {migrate.head_revision()}"
+
+
+def test_migrate_without_a_database_url_says_what_to_set(monkeypatch):
+    with pytest.raises(SystemExit) as exit_:
+        main(["migrate"])
+    assert "RAG_DATABASE_URL is not set" in str(exit_.value.code)
+
+
+def test_a_database_url_that_is_not_postgres_is_refused_naming_the_variable_not_its_password(monkeypatch):
+    monkeypatch.setenv("RAG_DATABASE_URL", "mysql://ragline:s3cret@db/ragline")
+    with pytest.raises(SystemExit) as exit_:
+        main(["migrate"])
+    assert "RAG_DATABASE_URL: must be a postgresql://" in str(exit_.value.code)
+    assert "s3cret" not in str(exit_.value.code)
