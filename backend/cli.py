@@ -194,7 +194,9 @@ def settings_errors(exc: ValidationError) -> str:
     for e in exc.errors():
         message = e["msg"].removeprefix("Value error, ")
         if e["loc"]:
-            lines.append(f"RAG_{'_'.join(map(str, e['loc'])).upper()}: {message} (got {e.get('input')!r})")
+            name = "_".join(map(str, e["loc"])).upper()  # a field read through an alias is named by it
+            name = name if name.startswith("RAG_") or name == "OLLAMA_HOST" else f"RAG_{name}"
+            lines.append(f"{name}: {message} (got {e.get('input')!r})")
         else:  # a rule across settings names them itself
             lines.append(message)
     return "error: invalid settings\n" + "\n".join(lines)

@@ -5,11 +5,11 @@ from langchain_ollama import ChatOllama, OllamaEmbeddings
 from backend.settings import Settings
 
 
-def ollama_chat_model(settings: Settings) -> ChatOllama:
-    """ChatOllama on the configured chat host."""
+def ollama_chat_model(settings: Settings, url: str | None = None) -> ChatOllama:
+    """ChatOllama on a chat host (the first configured one unless given)."""
     return ChatOllama(
         model=settings.ollama_chat_model,
-        base_url=settings.ollama_base_url,
+        base_url=url or settings.ollama_base_url.split(",")[0],
         temperature=settings.temperature,
         num_predict=settings.max_answer_tokens,
         client_kwargs={"timeout": settings.llm_timeout_seconds},

@@ -73,10 +73,11 @@ class CompatChatOpenAI(ChatOpenAI):
         self._tools_refused = True
 
 
-def openai_chat_model(settings: Settings) -> CompatChatOpenAI:
-    """A streaming chat model on the configured server; no retries (an error reaches the client at once)."""
+def openai_chat_model(settings: Settings, url: str | None = None) -> CompatChatOpenAI:
+    """A streaming chat model on a server (the first configured one unless given); no retries (an error reaches
+    the client, or the pool's next server, at once)."""
     return CompatChatOpenAI(
-        base_url=settings.openai_base_url,
+        base_url=url or settings.openai_base_url.split(",")[0],
         api_key=api_key(settings),
         model=settings.openai_chat_model,
         temperature=settings.temperature,

@@ -149,3 +149,12 @@ def test_users_create_admin_refuses_a_short_password_or_a_non_email(monkeypatch,
     with pytest.raises(SystemExit) as exit_:
         main(["users", "create-admin", "--email", "ann", "--password-stdin"])
     assert "not an e-mail address" in str(exit_.value.code)
+
+
+def test_a_bad_url_in_a_pool_of_ollama_hosts_is_refused_naming_the_variable_once(monkeypatch):
+    monkeypatch.setenv("RAG_LLM_BACKEND", "ollama")
+    monkeypatch.setenv("RAG_OLLAMA_BASE_URL", "http://gpu-a:11434,gpu-b:port")
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve"])
+    message = str(exit_.value.code)
+    assert "\nRAG_OLLAMA_BASE_URL: 'gpu-b:port' is not a server address" in message
