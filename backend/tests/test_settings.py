@@ -41,7 +41,9 @@ def test_embed_server_is_named_only_when_embeddings_come_from_another_server():
 
 
 def test_several_chat_urls_make_a_pool_each_normalised_and_embeddings_go_to_the_first():
-    settings = Settings(llm_backend="ollama", ollama_base_url=" gpu-a, gpu-b:11500 ,http://u:p@gpu-c:80/", _env_file=None)
+    settings = Settings(
+        llm_backend="ollama", ollama_base_url=" gpu-a, gpu-b:11500 ,http://u:p@gpu-c:80/", _env_file=None
+    )
     assert settings.chat_urls == ["http://gpu-a:11434", "http://gpu-b:11500", "http://u:p@gpu-c:80"]
     assert settings.model_servers == ["http://gpu-a:11434", "http://gpu-b:11500", "http://gpu-c:80"]
     assert settings.model_server == "http://gpu-a:11434, http://gpu-b:11500, http://gpu-c:80"
