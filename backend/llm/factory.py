@@ -26,6 +26,7 @@ from backend.rag.embeddings import (
 from backend.settings import Settings, public_url
 
 MINILM = "all-MiniLM-L6-v2"
+POOL_CONNECT_SECONDS = 10.0  # a pool's wait for a connection to one of its servers before trying the next
 
 
 @dataclass
@@ -69,17 +70,17 @@ def embedded_model_file(settings: Settings) -> tuple[Path, str, str]:
 
 
 def model_pool(settings: Settings) -> ModelPool:
-    """One chat model per server URL of the ollama or openai backend, with the address that says it is up."""
+    """One chat model per server URL of the ollama or openai backend, with the address that says it is up. In a
+    pool of several, a connection is waited for POOL_CONNECT_SECONDS at most: the next server is there."""
+    urls = settings.chat_urls
+    connect = min(POOL_CONNECT_SECONDS, settings.llm_timeout_seconds) if len(urls) > 1 else None
     if settings.llm_backend == "ollama":
         return ModelPool(
-            [
-                ModelServer(public_url(u), ollama_chat_model(settings, u), f"{u}/api/version", {})
-                for u in settings.chat_urls
-            ]
+            [ModelServer(public_url(u), ollama_chat_model(settings, u, connect), f"{u}/api/version", {}) for u in urls]
         )
     headers = {"Authorization": f"Bearer {api_key(settings)}"}
     return ModelPool(
-        [ModelServer(public_url(u), openai_chat_model(settings, u), f"{u}/models", headers) for u in settings.chat_urls]
+        [ModelServer(public_url(u), openai_chat_model(settings, u, connect), f"{u}/models", headers) for u in urls]
     )
 
 

@@ -196,3 +196,28 @@ async def test_a_pool_of_one_checks_nothing_in_the_background(ollama, tmp_path):
         await PooledChatModel(pool=pool).ainvoke("hi")
 
     assert ollama.paths == ["/api/chat"]
+
+
+def test_in_a_pool_a_connection_is_waited_for_briefly_a_lone_server_as_long_as_the_llm_timeout(tmp_path):
+    def pool(backend: str, urls: str) -> ModelPool:
+        return model_pool(
+            Settings(
+                llm_backend=backend,
+                ollama_base_url=urls,
+                openai_base_url=urls,
+                openai_chat_model="m",
+                llm_timeout_seconds=900,
+                data_dir=tmp_path,
+                _env_file=None,
+            )
+        )
+
+    lone = pool("ollama", "http://a:1").servers[0].model
+    assert lone.client_kwargs == {"timeout": 900}  # type: ignore[attr-defined]
+    for server in pool("ollama", "http://a:1,http://b:2").servers:
+        timeout = server.model.client_kwargs["timeout"]  # type: ignore[attr-defined]
+        assert (timeout.connect, timeout.read) == (10, 900)
+    assert pool("openai", "http://a:1").servers[0].model.request_timeout == 900  # type: ignore[attr-defined]
+    for server in pool("openai", "http://a:1,http://b:2").servers:
+        timeout = server.model.request_timeout  # type: ignore[attr-defined]
+        assert (timeout.connect, timeout.read) == (10, 900)
