@@ -1,5 +1,5 @@
-"""The whole app on a pool of two Ollama servers (wire-format doubles): a turn survives one being stopped, and
-/api/health lists each server, down with its error, then up again after a health check."""
+"""The whole app on a pool of two model servers (wire-format doubles): a turn survives one being stopped, /api/health
+lists each server, down with its error, then up again after a health check; a hang-up mid-answer is not retried."""
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,7 +12,9 @@ from fastapi import FastAPI
 
 from backend.main import create_app
 from backend.settings import Settings
-from backend.tests.ollama_double import serve_ollama
+from backend.tests.ollama_double import serve_ollama, word_pieces
+from backend.tests.openai_double import Completion, serve_openai
+from bench.lib.server import asgi_client
 from bench.lib.sse import parse_sse
 
 pytestmark = pytest.mark.usefixtures("no_model_env")
@@ -85,3 +87,25 @@ async def test_when_every_server_of_the_pool_is_down_the_error_names_them_all(tm
     assert f"the ollama model servers at {a.base_url}, {b.base_url}" in error["message"]
     assert "RAG_OLLAMA_BASE_URL" in error["message"]
     assert [s["healthy"] for s in health["model_servers"]] == [False, False]
+
+
+async def test_a_server_of_the_pool_that_hangs_up_mid_answer_is_not_retried_and_the_error_names_it(tmp_path):
+    with serve_openai() as a, serve_openai() as b:
+        a.script(Completion(text=ANSWER, hang_up_after=3))
+        b.script("Text that must not be sent.")
+        settings = Settings(
+            llm_backend="openai",
+            openai_base_url=f"{a.url},{b.url}",
+            openai_chat_model="double-chat",
+            model_health_seconds=3600,
+            data_dir=tmp_path / "data",
+        )
+        async with asgi_client(create_app(settings)) as client:
+            events = await chat_turn(client, "Can I get a refund?")
+            threads = (await client.get("/api/threads")).json()
+
+    name, error = events[-1]
+    assert name == "error" and error["code"] == "model_error"
+    assert error["message"] == f"The openai model server at {a.url} broke off its answer."
+    assert "".join(d["text"] for n, d in events if n == "token") == "".join(word_pieces(ANSWER)[:3])
+    assert b.requests_to("/v1/chat/completions") == [] and threads == []
