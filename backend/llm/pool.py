@@ -8,6 +8,7 @@ health checks bring servers back up. PooledChatModel is the pool as the one chat
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import aclosing, asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -65,12 +66,17 @@ def _refused(exc: BaseException) -> bool:
     return type(exc) is ConnectionError or isinstance(exc, ConnectionRefusedError)
 
 
-def short_error(exc: BaseException) -> str:
-    """`Type: message`, with the error it came from when that says more, cut to ERROR_CHARS."""
-    text = f"{type(exc).__name__}: {exc}".rstrip(": ")
-    root = list(_chain(exc))[-1]
-    if root is not exc and str(root) and str(root) not in text:
-        text += f" ({type(root).__name__}: {root})"
+def short_error(exc: BaseException | str) -> str:
+    """`Type: message`, with the error it came from when that says more, without any user:password@ of a URL in
+    it, cut to ERROR_CHARS."""
+    if isinstance(exc, str):
+        text = exc
+    else:
+        text = f"{type(exc).__name__}: {exc}".rstrip(": ")
+        root = list(_chain(exc))[-1]
+        if root is not exc and str(root) and str(root) not in text:
+            text += f" ({type(root).__name__}: {root})"
+    text = re.sub(r"([a-z][a-z0-9+.-]*://)[^/@\s]*@", r"\1", text, flags=re.IGNORECASE)
     return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 1] + "…"
 
 
@@ -120,8 +126,8 @@ class ModelPool:
             log.info("model server %s is up again", server.url)
         server.healthy, server.last_error = True, None
 
-    def down(self, server: ModelServer, exc: BaseException) -> None:
-        """The server failed to answer."""
+    def down(self, server: ModelServer, exc: BaseException | str) -> None:
+        """The server failed to answer (an error, or why in words)."""
         if server.healthy and len(self.servers) > 1:
             log.warning("model server %s is down: %s", server.url, short_error(exc))
         server.healthy, server.last_error = False, short_error(exc)
@@ -144,11 +150,13 @@ class ModelPool:
     async def _check(self, client: httpx.AsyncClient, server: ModelServer) -> None:
         try:
             response = await client.get(server.health_url, headers=server.headers)
-            response.raise_for_status()
         except httpx.HTTPError as exc:
             self.down(server, exc)
-        else:
+            return
+        if response.is_success:
             self.up(server)
+        else:
+            self.down(server, f"health check: HTTP {response.status_code} from GET {response.url.path}")
 
     @asynccontextmanager
     async def checking(self, every: float) -> AsyncIterator[None]:

@@ -9,7 +9,7 @@ import pytest
 from ollama import ResponseError
 
 from backend.llm.factory import model_pool
-from backend.llm.pool import ModelPool, ModelServer, PooledChatModel, unreachable
+from backend.llm.pool import ModelPool, ModelServer, PooledChatModel, short_error, unreachable
 from backend.settings import Settings
 from backend.tests.ollama_double import OllamaDouble, Reply, ServedDouble, serve_ollama, word_pieces
 from backend.tests.openai_double import Completion, OpenAIDouble, serve_openai
@@ -221,3 +221,18 @@ def test_in_a_pool_a_connection_is_waited_for_briefly_a_lone_server_as_long_as_t
     for server in pool("openai", "http://a:1,http://b:2").servers:
         timeout = server.model.request_timeout  # type: ignore[attr-defined]
         assert (timeout.connect, timeout.read) == (10, 900)
+
+
+async def test_a_health_check_answered_with_an_error_status_marks_the_server_down_saying_so(tmp_path):
+    with serve_ollama() as a, serve_ollama() as b:
+        pool = ollama_pool(tmp_path, a, b)
+        pool.servers[0].health_url = a.base_url + "/api/no-such-route"
+        await pool.check()
+
+    assert pool.status()[0]["last_error"] == "health check: HTTP 404 from GET /api/no-such-route"
+    assert [s["healthy"] for s in pool.status()] == [False, True]
+
+
+def test_an_error_shown_in_health_carries_no_password():
+    error = ConnectionError("cannot reach http://team:s3cret@gpu-a:11434/api/chat")
+    assert short_error(error) == "ConnectionError: cannot reach http://gpu-a:11434/api/chat"
