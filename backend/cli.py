@@ -225,10 +225,12 @@ def settings_errors(exc: ValidationError) -> str:
     for e in exc.errors():
         message = e["msg"].removeprefix("Value error, ")
         if e["loc"]:
+            name = "_".join(map(str, e["loc"])).upper()  # a field read through an alias is named by it
+            name = name if name.startswith("RAG_") or name == "OLLAMA_HOST" else f"RAG_{name}"
             field = Settings.model_fields.get(str(e["loc"][0]))
             secret = field is not None and "SecretStr" in repr(field.annotation)
             got = "(value not shown: it may hold a password)" if secret else f"(got {e.get('input')!r})"
-            lines.append(f"RAG_{'_'.join(map(str, e['loc'])).upper()}: {message} {got}")
+            lines.append(f"{name}: {message} {got}")
         else:  # a rule across settings names them itself
             lines.append(message)
     return "error: invalid settings\n" + "\n".join(lines)

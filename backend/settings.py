@@ -2,9 +2,11 @@
 
 import ipaddress
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -26,6 +28,29 @@ def openai_url(url: str) -> str:
     """An OpenAI-compatible server address as the API's base URL: a bare "http://host:port" gets /v1."""
     url = url.rstrip("/")
     return url + "/v1" if re.fullmatch(r"https?://[^/]+", url) else url
+
+
+def url_list(value: str, normalise: Callable[[str], str]) -> str:
+    """A comma-separated list of server addresses, each normalised and checked (http or https, a host, a port that
+    is a number), joined by commas again; a bad one raises ValueError naming it."""
+    urls = [part.strip() for part in value.split(",")]
+    if not any(urls):
+        raise ValueError("no server address given")
+    for i, raw in enumerate(urls):
+        if not raw:
+            raise ValueError(f"empty address at position {i + 1} of {value!r} (a stray comma?)")
+        url = normalise(raw)
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 - raises ValueError when the port is not a number in 0..65535
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or re.search(r"\s", url):
+            raise ValueError(
+                f"{public_url(raw)!r} is not a server address (http:// or https://, a host, a port number)"
+            )
+        urls[i] = url
+    return ",".join(urls)
 
 
 def public_url(url: str) -> str:
@@ -106,19 +131,21 @@ class Settings(BaseSettings):
         0,
         ge=0,
         description="Turns that use the model at once, the rest wait in order; 0: the embedded server's "
-        "slots, 1 for Ollama, unlimited for an OpenAI-compatible server and the fake model.",
+        "slots, 1 per Ollama server, unlimited for an OpenAI-compatible server and the fake model.",
     )
     ollama_base_url: str = Field(
         "http://127.0.0.1:11434",
         validation_alias=AliasChoices("RAG_OLLAMA_BASE_URL", "OLLAMA_HOST"),
-        description="Ollama chat host; falls back to OLLAMA_HOST.",
+        description="Ollama chat host, or several separated by commas (a pool: least-busy routing, failover); "
+        "falls back to OLLAMA_HOST.",
     )
     ollama_embed_base_url: str | None = Field(None, description="Ollama embedding host; falls back to the chat host.")
     ollama_chat_model: str = Field("qwen2.5:1.5b-instruct", description="Ollama chat model name.")
     ollama_embed_model: str = Field("all-minilm", description="Ollama embedding model name.")
     openai_base_url: str = Field(
         "http://127.0.0.1:8080/v1",
-        description="OpenAI-compatible chat server (vLLM, llama.cpp, LM Studio, LocalAI); a bare host:port gets /v1.",
+        description="OpenAI-compatible chat server (vLLM, llama.cpp, LM Studio, LocalAI), or several separated by "
+        "commas (a pool); a bare host:port gets /v1.",
     )
     openai_chat_model: str = Field(
         "", validate_default=True, description="Chat model the server serves; required with RAG_LLM_BACKEND=openai."
@@ -141,6 +168,9 @@ class Settings(BaseSettings):
     temperature: float = Field(0.2, description="Sampling temperature for answers.")
     max_answer_tokens: int = Field(512, description="Longest answer the model may write.")
     llm_timeout_seconds: float = Field(600.0, description="Longest wait for one model request.")
+    model_health_seconds: float = Field(
+        10.0, gt=0, description="Seconds between health checks of the chat servers, when there are several."
+    )
 
     # conversation and retrieval
     history_turns: int = Field(
@@ -349,6 +379,16 @@ class Settings(BaseSettings):
             raise ValueError(problem)
         return path
 
+    @field_validator("ollama_base_url")
+    @classmethod
+    def _ollama_urls(cls, value: str) -> str:
+        return url_list(value, ollama_url)
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _openai_urls(cls, value: str) -> str:
+        return url_list(value, openai_url)
+
     @field_validator("openai_chat_model")
     @classmethod
     def _chat_model_named(cls, name: str, info: ValidationInfo) -> str:
@@ -369,8 +409,6 @@ class Settings(BaseSettings):
     def _resolve_paths(self) -> "Settings":
         self.data_dir = self.data_dir.expanduser()
         self.cache_dir = self.cache_dir.expanduser()
-        self.ollama_base_url = ollama_url(self.ollama_base_url)
-        self.openai_base_url = openai_url(self.openai_base_url)
         self.openai_embed_base_url = self.openai_embed_base_url and openai_url(self.openai_embed_base_url)
         if self.chunk_overlap_tokens >= self.chunk_target_tokens:
             raise ValueError("RAG_CHUNK_OVERLAP_TOKENS must be smaller than RAG_CHUNK_TARGET_TOKENS")
@@ -430,30 +468,43 @@ class Settings(BaseSettings):
         """How many turns use the model at once (0: unlimited)."""
         if self.llm_backend == "embedded":  # a turn is pinned to one llama.cpp slot
             return min(self.model_concurrency or self.embedded_slots, self.embedded_slots)
-        return self.model_concurrency or (1 if self.llm_backend == "ollama" else 0)  # openai: the server queues
+        if self.llm_backend == "ollama":  # Ollama runs one request at a time well: one turn per server
+            return self.model_concurrency or len(self.chat_urls)
+        return self.model_concurrency  # openai: the server queues
+
+    @property
+    def chat_urls(self) -> list[str]:
+        """The chat servers' URLs (Ollama, OpenAI-compatible; several make a pool); none when Ragline runs the model."""
+        urls = {"ollama": self.ollama_base_url, "openai": self.openai_base_url}.get(self.llm_backend)
+        return urls.split(",") if urls else []
 
     @property
     def ollama_embed_url(self) -> str:
-        """Ollama host for embeddings: its own setting or the chat host."""
-        return self.ollama_embed_base_url or self.ollama_base_url
+        """Ollama host for embeddings: its own setting or the (first) chat host."""
+        return self.ollama_embed_base_url or self.ollama_base_url.split(",")[0]
 
     @property
     def openai_embed_url(self) -> str:
-        """OpenAI-compatible server for embeddings: its own setting or the chat server."""
-        return self.openai_embed_base_url or self.openai_base_url
+        """OpenAI-compatible server for embeddings: its own setting or the (first) chat server."""
+        return self.openai_embed_base_url or self.openai_base_url.split(",")[0]
+
+    @property
+    def model_servers(self) -> list[str]:
+        """The chat servers' URLs without credentials, fit for logs and /api/health."""
+        return [public_url(url) for url in self.chat_urls]
 
     @property
     def model_server(self) -> str | None:
-        """The URL of the server the chat model runs on (Ollama, OpenAI-compatible); None when Ragline runs it."""
-        url = {"ollama": self.ollama_base_url, "openai": self.openai_base_url}.get(self.llm_backend)
-        return public_url(url) if url else None
+        """The URL of the server the chat model runs on (Ollama, OpenAI-compatible), the pool's URLs separated by
+        ", "; None when Ragline runs it."""
+        return ", ".join(self.model_servers) or None
 
     @property
     def embed_server(self) -> str | None:
-        """The URL of the embedding server when it is not the chat server; None when it is, or embeddings are local."""
+        """The URL of the embedding server when it is not a chat server; None when it is, or embeddings are local."""
         url = {"ollama": self.ollama_embed_url, "openai": self.openai_embed_model and self.openai_embed_url}
         embed = url.get(self.llm_backend)
-        return public_url(embed) if embed and public_url(embed) != self.model_server else None
+        return public_url(embed) if embed and public_url(embed) not in self.model_servers else None
 
     @property
     def uses_tools(self) -> bool:

@@ -21,6 +21,7 @@ from backend.guardrails.pii import known_pii
 from backend.guardrails.policy import check_input
 from backend.guardrails.repair import reason as repair_reason
 from backend.guardrails.stream import StreamRedactor
+from backend.llm.pool import SERVER_NOTE
 from backend.settings import Settings, public_url
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,10 @@ def failed_server(exc: BaseException, settings: Settings) -> tuple[str, str | No
     embed = settings.embed_server
     if embed and _request_url(exc).startswith(embed):
         return f"the {backend} embedding server at {embed}", EMBED_SERVER_SETTINGS[backend]
-    return f"the {backend} model server at {settings.model_server}", SERVER_SETTINGS[backend]
+    named = [n.removeprefix(SERVER_NOTE) for n in getattr(exc, "__notes__", ()) if n.startswith(SERVER_NOTE)]
+    if named or len(settings.model_servers) == 1:
+        return f"the {backend} model server at {(named or settings.model_servers)[0]}", SERVER_SETTINGS[backend]
+    return f"the {backend} model servers at {settings.model_server}", SERVER_SETTINGS[backend]  # none answered
 
 
 def _named(exc: BaseException, names: tuple[str, ...]) -> bool:

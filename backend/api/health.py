@@ -1,4 +1,5 @@
-"""GET /api/health: which backend and model answer, how many documents (those the asker may read), and versions."""
+"""GET /api/health: which backend and model answer, how each chat server is, how many documents (those the asker
+may read), and versions."""
 
 import asyncio
 from importlib.metadata import PackageNotFoundError, version
@@ -46,6 +47,7 @@ async def health(request: Request, services: ServicesDep) -> dict:
         "backend": services.models.backend,
         "model": services.models.model,
         "model_server": services.deps.settings.model_server,
+        "model_servers": services.models.pool.status() if services.models.pool else [],
         "embedding_model": services.models.embedding_model,
         "reranker": services.knowledge.reranker.name,
         "documents": len(documents),

@@ -210,6 +210,15 @@ class SearchResponse(BaseModel):
     timings: dict[str, float]
 
 
+class ModelServerHealth(BaseModel):
+    """One chat server of the ollama or openai backend, as the pool last saw it."""
+
+    url: str = Field(description="The server's URL, without credentials.")
+    healthy: bool = Field(description="Whether it answered its last request or health check.")
+    in_flight: int = Field(description="Requests it is serving now.")
+    last_error: str | None = Field(description="Why it is down (a short error); null when it is up.")
+
+
 class Health(BaseModel):
     """Body of GET /api/health."""
 
@@ -219,7 +228,12 @@ class Health(BaseModel):
         description="The chat model: a bundled model's name, the file name of your GGUF model, or the server's model."
     )
     model_server: str | None = Field(
-        description="URL of the Ollama or OpenAI-compatible server the model runs on; null when Ragline runs it."
+        description="URL of the Ollama or OpenAI-compatible server the model runs on (several, separated by ', ', "
+        "for a pool); null when Ragline runs it."
+    )
+    model_servers: list[ModelServerHealth] = Field(
+        description="Each Ollama or OpenAI-compatible chat server: health, requests in flight, last error; empty "
+        "when Ragline runs the model."
     )
     embedding_model: str
     reranker: str

@@ -15,16 +15,18 @@ from backend.llm.gate import ModelGate
 from backend.llm.kv_cache import KVCache
 from backend.llm.model_files import MODELS, ensure_model, file_tag
 from backend.llm.ollama import ollama_chat_model, ollama_embeddings
-from backend.llm.openai_compat import openai_chat_model, openai_embeddings
+from backend.llm.openai_compat import api_key, openai_chat_model, openai_embeddings
+from backend.llm.pool import ModelPool, ModelServer, PooledChatModel
 from backend.rag.embeddings import (
     OfflineMiniLM,
     OllamaEmbeddingFunction,
     OpenAIEmbeddingFunction,
     ensure_onnx_files,
 )
-from backend.settings import Settings
+from backend.settings import Settings, public_url
 
 MINILM = "all-MiniLM-L6-v2"
+POOL_CONNECT_SECONDS = 10.0  # a pool's wait for a connection to one of its servers before trying the next
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Models:
     kv: KVCache | None = None  # saved KV caches of threads (embedded only)
     pin_slots: bool = False  # requests name their llama.cpp slot
     base_url: str = ""  # the embedded llama.cpp server
+    pool: ModelPool | None = None  # the chat servers (ollama, openai)
 
 
 def uses_minilm(settings: Settings) -> bool:
@@ -66,17 +69,32 @@ def embedded_model_file(settings: Settings) -> tuple[Path, str, str]:
     return ensure_model(spec, settings.cache_dir), spec.name, spec.sha256[:12]
 
 
+def model_pool(settings: Settings) -> ModelPool:
+    """One chat model per server URL of the ollama or openai backend, with the address that says it is up. In a
+    pool of several, a connection is waited for POOL_CONNECT_SECONDS at most: the next server is there."""
+    urls = settings.chat_urls
+    connect = min(POOL_CONNECT_SECONDS, settings.llm_timeout_seconds) if len(urls) > 1 else None
+    if settings.llm_backend == "ollama":
+        return ModelPool(
+            [ModelServer(public_url(u), ollama_chat_model(settings, u, connect), f"{u}/api/version", {}) for u in urls]
+        )
+    headers = {"Authorization": f"Bearer {api_key(settings)}"}
+    return ModelPool(
+        [ModelServer(public_url(u), openai_chat_model(settings, u, connect), f"{u}/models", headers) for u in urls]
+    )
+
+
 @asynccontextmanager
 async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Models]:
     """Start (embedded) or connect (ollama, openai, fake) the models; stop them on exit. `layout` names the prompt
     layout that saved KV caches are keyed on."""
     embed, embed_name = await asyncio.to_thread(embedding_function, settings)
     gate = ModelGate(settings.concurrency)
-    if settings.llm_backend == "ollama":
-        yield Models("ollama", settings.ollama_chat_model, ollama_chat_model(settings), embed, embed_name, gate)
-        return
-    if settings.llm_backend == "openai":
-        yield Models("openai", settings.openai_chat_model, openai_chat_model(settings), embed, embed_name, gate)
+    if settings.llm_backend in ("ollama", "openai"):
+        pool = model_pool(settings)
+        name = settings.ollama_chat_model if settings.llm_backend == "ollama" else settings.openai_chat_model
+        async with pool.checking(settings.model_health_seconds):
+            yield Models(settings.llm_backend, name, PooledChatModel(pool=pool), embed, embed_name, gate, pool=pool)
         return
     if settings.llm_backend == "fake":
         chat = ScriptedChatModel(tokens_per_second=settings.fake_tokens_per_second)

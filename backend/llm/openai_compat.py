@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
+import httpx2
 import openai
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage
@@ -73,15 +74,19 @@ class CompatChatOpenAI(ChatOpenAI):
         self._tools_refused = True
 
 
-def openai_chat_model(settings: Settings) -> CompatChatOpenAI:
-    """A streaming chat model on the configured server; no retries (an error reaches the client at once)."""
+def openai_chat_model(
+    settings: Settings, url: str | None = None, connect_seconds: float | None = None
+) -> CompatChatOpenAI:
+    """A streaming chat model on a server (the first configured one unless given); no retries (an error reaches
+    the client, or the pool's next server, at once); `connect_seconds` caps the wait for a connection."""
+    timeout = settings.llm_timeout_seconds
     return CompatChatOpenAI(
-        base_url=settings.openai_base_url,
+        base_url=url or settings.openai_base_url.split(",")[0],
         api_key=api_key(settings),
         model=settings.openai_chat_model,
         temperature=settings.temperature,
         max_tokens=settings.max_answer_tokens,
-        timeout=settings.llm_timeout_seconds,
+        timeout=httpx2.Timeout(timeout, connect=connect_seconds) if connect_seconds else timeout,  # the SDK's httpx
         stream_chunk_timeout=settings.llm_timeout_seconds,  # langchain-openai's own default (120 s) is shorter than
         # a long prompt's prefill on a slow CPU: the first chunk may take minutes
         max_retries=0,

@@ -110,11 +110,11 @@ class ServedDouble:
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    def start(self) -> Self:
-        """Serve on a free port of 127.0.0.1 until stop(); base_url is set when this returns."""
+    def start(self, port: int = 0) -> Self:
+        """Serve on 127.0.0.1 (a free port unless given) until stop(); base_url is set when this returns."""
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", port))
         self.base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
         config = uvicorn.Config(
             self.app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=2
@@ -134,6 +134,10 @@ class ServedDouble:
         if self._server and self._thread:
             self._server.should_exit = True
             self._thread.join(timeout=10)
+
+    def restart(self) -> Self:
+        """Serve again on the port it served on before stop() (a server coming back)."""
+        return self.start(int(self.base_url.rsplit(":", 1)[1]))
 
     def __enter__(self) -> Self:
         return self.start()

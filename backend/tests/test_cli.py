@@ -173,3 +173,12 @@ def test_a_database_url_that_is_not_postgres_is_refused_naming_the_variable_not_
         main(["migrate"])
     assert "RAG_DATABASE_URL: must be a postgresql://" in str(exit_.value.code)
     assert "s3cret" not in str(exit_.value.code)
+
+
+def test_a_bad_url_in_a_pool_of_ollama_hosts_is_refused_naming_the_variable_once(monkeypatch):
+    monkeypatch.setenv("RAG_LLM_BACKEND", "ollama")
+    monkeypatch.setenv("RAG_OLLAMA_BASE_URL", "http://gpu-a:11434,gpu-b:port")
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve"])
+    message = str(exit_.value.code)
+    assert "\nRAG_OLLAMA_BASE_URL: 'gpu-b:port' is not a server address" in message

@@ -112,3 +112,12 @@ def test_describe_error_finds_a_hang_up_under_the_sdks_connection_error():
     except ConnectionError as exc:
         err = describe_error(exc, deps(llm_backend="ollama", ollama_base_url="http://box:1"))
     assert err.code == "model_error" and "http://box:1 broke off its answer" in err.message
+
+
+def test_describe_error_names_the_pool_server_an_error_came_from_else_every_server():
+    pool = deps(llm_backend="ollama", ollama_base_url="http://gpu-a:1,http://gpu-b:2")
+    broken = httpx.RemoteProtocolError("peer closed connection")
+    broken.add_note("model server: http://gpu-b:2")
+    assert describe_error(broken, pool).message == "The ollama model server at http://gpu-b:2 broke off its answer."
+    none = describe_error(ConnectionError("Failed to connect to Ollama"), pool).message
+    assert "Could not reach the ollama model servers at http://gpu-a:1, http://gpu-b:2." in none

@@ -1533,9 +1533,14 @@ export interface components {
             model: string;
             /**
              * Model Server
-             * @description URL of the Ollama or OpenAI-compatible server the model runs on; null when Ragline runs it.
+             * @description URL of the Ollama or OpenAI-compatible server the model runs on (several, separated by ', ', for a pool); null when Ragline runs it.
              */
             model_server: string | null;
+            /**
+             * Model Servers
+             * @description Each Ollama or OpenAI-compatible chat server: health, requests in flight, last error; empty when Ragline runs the model.
+             */
+            model_servers: components["schemas"]["ModelServerHealth"][];
             /** Reranker */
             reranker: string;
             /** Status */
@@ -1816,6 +1821,32 @@ export interface components {
              * @constant
              */
             object: "list";
+        };
+        /**
+         * ModelServerHealth
+         * @description One chat server of the ollama or openai backend, as the pool last saw it.
+         */
+        ModelServerHealth: {
+            /**
+             * Healthy
+             * @description Whether it answered its last request or health check.
+             */
+            healthy: boolean;
+            /**
+             * In Flight
+             * @description Requests it is serving now.
+             */
+            in_flight: number;
+            /**
+             * Last Error
+             * @description Why it is down (a short error); null when it is up.
+             */
+            last_error: string | null;
+            /**
+             * Url
+             * @description The server's URL, without credentials.
+             */
+            url: string;
         };
         /**
          * NewCollection
