@@ -23,7 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
+NGINX_SCALE = ROOT / "deploy" / "nginx-scale.conf"
 INTERPOLATION = re.compile(r"\$\{(RAG_[A-Z0-9_]+)(?::?-([^}]*))?\}")
+ANY_INTERPOLATION = re.compile(r"\$\{([A-Za-z0-9_]+)(?::?-([^}]*))?\}")
+DEFAULT_SERVICES = {"ollama", "ollama-pull", "backend", "frontend"}
+SCALE_SERVICES = {"postgres", "api-1", "api-2", "proxy", "frontend-scale"}
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +52,11 @@ def _default(value: str) -> str:
     """The value compose uses when the variable is unset: `${RAG_X:-default}` -> default."""
     match = INTERPOLATION.fullmatch(value)
     return match.group(2) if match and match.group(2) is not None else value
+
+
+def _unset(value: str) -> str:
+    """The value compose makes of a string when none of its variables is set: `${X:-d}` -> d, `${X}` -> ''."""
+    return ANY_INTERPOLATION.sub(lambda match: match.group(2) or "", value)
 
 
 def _depends(service: dict[str, Any]) -> dict[str, str]:
@@ -270,10 +279,173 @@ def test_compose_file_passes_docker_compose_config() -> None:
     if command is None:
         pytest.skip("neither the docker compose plugin nor docker-compose is installed")
     result = subprocess.run(
-        [*command, "-f", str(COMPOSE), "--profile", "embedded", "config", "-q"],
+        [*command, "-f", str(COMPOSE), "--profile", "embedded", "--profile", "scale", "config", "-q"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
+
+
+# The `scale` profile: Postgres, two API replicas, nginx in front, a web UI talking to nginx.
+
+Directive = tuple[str, list[str], list[Any]]
+
+
+def _nginx(text: str) -> list[Directive]:
+    """An nginx config as nested (name, arguments, block) tuples; comments dropped, quoted arguments unquoted."""
+    tokens = re.findall(r'"[^"]*"|[{};]|[^\s{};"]+', re.sub(r"#[^\n]*", "", text))
+
+    def block(it: Iterator[str]) -> list[Directive]:
+        items: list[Directive] = []
+        words: list[str] = []
+        for token in it:
+            if token in ";{":
+                items.append((words[0], [w.strip('"') for w in words[1:]], block(it) if token == "{" else []))
+                words = []
+            elif token == "}":
+                return items
+            else:
+                words.append(token)
+        assert not words, f"unterminated directive {words}"
+        return items
+
+    return block(iter(tokens))
+
+
+def _one(items: list[Directive], name: str) -> Directive:
+    found = [item for item in items if item[0] == name]
+    assert len(found) == 1, f"expected one {name!r}, found {len(found)}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def nginx() -> list[Directive]:
+    return _nginx(NGINX_SCALE.read_text())
+
+
+def _effective(server: list[Directive], path: str) -> dict[str, list[list[str]]]:
+    """The directives that apply to a request for `path`: the server's, replaced name by name by those of the
+    longest matching prefix location (how nginx inherits proxy_set_header and the other proxy_* directives)."""
+    locations = [item for item in server if item[0] == "location"]
+    assert all(len(args) == 1 for _, args, _ in locations), "only plain prefix locations are understood here"
+    matching = [item for item in locations if path.startswith(item[1][0])]
+    assert matching, f"no location serves {path}"
+    location = max(matching, key=lambda item: len(item[1][0]))
+    directives: dict[str, list[list[str]]] = {}
+    for scope in (server, location[2]):
+        own: dict[str, list[list[str]]] = {}
+        for name, args, block in scope:
+            if not block:
+                own.setdefault(name, []).append(args)
+        directives |= own
+    return directives
+
+
+def _seconds(value: str) -> float:
+    number, unit = re.fullmatch(r"(\d+)(ms|s|m|h|d)?", value).groups()
+    return int(number) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}[unit or "s"]
+
+
+def _bytes(value: str) -> int:
+    number, unit = re.fullmatch(r"(\d+)([kKmMgG])?", value).groups()
+    return int(number) * 1024 ** {"": 0, "k": 1, "m": 2, "g": 3}[(unit or "").lower()]
+
+
+def test_default_up_starts_the_same_services_and_scale_needs_its_profile(services: dict[str, Any]) -> None:
+    default = {name for name, service in services.items() if not service.get("profiles")}
+    assert default == DEFAULT_SERVICES
+    for name in SCALE_SERVICES:
+        assert services[name]["profiles"] == ["scale"], name
+    for name in default:
+        assert set(_depends(services[name])) <= default, name
+
+
+def test_scale_postgres_runs_pgvector_on_a_volume_with_a_readiness_check(
+    compose: dict[str, Any], services: dict[str, Any]
+) -> None:
+    postgres = services["postgres"]
+    assert postgres["image"].startswith("pgvector/pgvector:pg")
+    assert _mounts(postgres)["/var/lib/postgresql/data"] in compose["volumes"]
+    test = postgres["healthcheck"]["test"]
+    assert test[:2] == ["CMD", "pg_isready"]
+    assert test[test.index("-h") + 1] == "127.0.0.1", "over TCP: the image's first-start server is socket-only"
+    password = ANY_INTERPOLATION.fullmatch(_env(postgres)["POSTGRES_PASSWORD"])
+    assert password and password.group(2), "the password comes from a variable, with a default for local use"
+    assert "ports" not in postgres
+
+
+@pytest.mark.parametrize("name", ["api-1", "api-2"])
+def test_scale_replica_is_the_backend_on_postgres_with_a_shared_data_volume(
+    services: dict[str, Any], name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replica, backend, postgres = services[name], services["backend"], _env(services["postgres"])
+    assert (replica["build"], replica["healthcheck"]) == (backend["build"], backend["healthcheck"])
+    env = {key: _unset(value) for key, value in _env(replica).items()}
+    url = urlsplit(env["RAG_DATABASE_URL"])
+    assert (url.scheme, url.hostname, url.port, url.path) == (
+        "postgresql",
+        "postgres",
+        5432,
+        f"/{postgres['POSTGRES_DB']}",
+    )
+    assert (url.username, url.password) == (postgres["POSTGRES_USER"], _unset(postgres["POSTGRES_PASSWORD"]))
+    assert _depends(replica) == {
+        "postgres": "service_healthy",
+        "ollama": "service_healthy",
+        "ollama-pull": "service_completed_successfully",
+    }
+    assert _mounts(replica) == _mounts(services["api-1"]), "the uploaded files must be where every replica reads them"
+    assert _mounts(replica)[env["RAG_DATA_DIR"]] != _mounts(backend)["/data"], "not the SQLite stack's data"
+    assert "ports" not in replica, "reached through the proxy only"
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    settings = Settings(_env_file=None)
+    assert settings.database_url is not None
+    assert settings.database_url.get_secret_value() == env["RAG_DATABASE_URL"]
+    assert (str(settings.data_dir), settings.host, settings.llm_backend) == ("/data", "0.0.0.0", "ollama")
+
+
+def test_scale_proxy_mounts_its_nginx_config_and_balances_both_replicas(
+    services: dict[str, Any], nginx: list[Directive]
+) -> None:
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    assert (ROOT / _mounts(proxy)["/etc/nginx/conf.d/default.conf"]).resolve() == NGINX_SCALE
+    assert set(_depends(proxy)) == {"api-1", "api-2"}
+    upstream = _one(nginx, "upstream")
+    servers = [args for name, args, _ in upstream[2] if name == "server"]
+    assert sorted(args[0] for args in servers) == ["api-1:8000", "api-2:8000"]
+    for args in servers:
+        options = dict(arg.split("=", 1) for arg in args[1:] if "=" in arg)
+        assert int(options["max_fails"]) >= 1 and _seconds(options["fail_timeout"]) > 0, args
+    balancing = {name for name, _, _ in upstream[2]} & {"ip_hash", "hash", "sticky", "least_time"}
+    assert not balancing, "no sticky sessions: any replica answers any request"
+    listen = _one(_one(nginx, "server")[2], "listen")[1][0]
+    assert f"{listen}:{listen}" in proxy["ports"]
+    frontend = urlsplit(_env(services["frontend-scale"])["BACKEND_URL"])
+    assert (frontend.hostname, frontend.port) == ("proxy", int(listen))
+    assert services["frontend-scale"]["build"] == services["frontend"]["build"]
+
+
+@pytest.mark.parametrize("path", ["/api/chat/stream", "/api/documents", "/v1/chat/completions"])
+def test_nginx_streams_api_and_v1_unbuffered_with_long_timeouts(nginx: list[Directive], path: str) -> None:
+    upstream = _one(nginx, "upstream")[1][0]
+    directives = _effective(_one(nginx, "server")[2], path)
+    value = {name: " ".join(args[-1]) for name, args in directives.items()}
+    assert value["proxy_pass"] == f"http://{upstream}"
+    assert (value["proxy_buffering"], value["proxy_cache"], value["proxy_http_version"]) == ("off", "off", "1.1")
+    assert _seconds(value["proxy_read_timeout"]) >= 3600
+    assert _seconds(value["proxy_send_timeout"]) >= 3600
+    headers = {args[0].lower(): args[1] for args in directives["proxy_set_header"]}
+    assert headers["connection"] == ""
+    assert {"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "host"} <= headers.keys()
+    ignored = " ".join(" ".join(args) for args in directives.get("proxy_ignore_headers", []))
+    assert "x-accel-buffering" not in ignored.lower()
+
+
+def test_nginx_accepts_a_document_at_the_api_upload_limit(nginx: list[Directive]) -> None:
+    limit = Settings.model_fields["max_upload_mb"].default * 1e6
+    body = _bytes(_one(_one(nginx, "server")[2], "client_max_body_size")[1][0])
+    assert body >= limit + 1_000_000, "room for the multipart framing around a document at RAG_MAX_UPLOAD_MB"
