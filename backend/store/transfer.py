@@ -1,0 +1,193 @@
+"""Export and import a whole installation, to move it between SQLite files and Postgres (either way).
+
+An export is a folder: `manifest.json` (what it holds, from which engine and schema), one JSON-lines file per
+table, `checkpoints.jsonl` (every checkpoint and pending write, serialized by LangGraph's own serializer),
+`vectors.jsonl` (every chunk vector with its metadata) and `files/` (the documents' originals). Importing needs
+an empty installation: nothing stored is ever overwritten or mixed. Table rows keep their columns; a column only
+one engine has (Postgres' creation-order `seq`, SQLite's `rowid`, generated search columns) is left to the
+target to fill.
+"""
+
+import base64
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from backend.store.checkpointer import Checkpointer
+from backend.store.database import Conn, Database
+
+FORMAT = "ragline-export/1"
+Role = str  # which of the installation's databases holds a table (see backend/store/open.py Storage)
+
+
+class TransferError(Exception):
+    """The export folder or the target installation cannot take this transfer (said in a sentence)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table to move, in an order that respects foreign keys, with the column that orders its rows."""
+
+    name: str
+    role: Role
+    order: str
+
+
+TABLES = (
+    Table("users", "accounts", "created_at, id"),
+    Table("sessions", "accounts", "created_at, token_hash"),
+    Table("api_keys", "accounts", "created_at, id"),
+    Table("groups", "accounts", "created_at, id"),
+    Table("group_members", "accounts", "group_id, user_id"),
+    Table("profiles", "accounts", "user_id"),
+    Table("invitations", "accounts", "created_at, id"),
+    Table("threads", "conversations", "created_at, thread_id"),
+    Table("turns", "conversations", "thread_id, turn"),
+    Table("conversation_keys", "conversations", "key"),
+    Table("thread_owners", "conversations", "thread_id"),
+    Table("runs", "runs", "created_at, run_id"),
+    Table("run_events", "runs", "run_id, seq"),
+)
+TARGET_MUST_BE_EMPTY = ("users", "threads", "runs")
+
+
+def columns(db: Database, conn: Conn, table: str) -> dict[str, str]:
+    """The table's columns that take values on insert -> their declared type (lower case)."""
+    if db.dialect == "sqlite":
+        return {r[1]: str(r[2]).lower() for r in conn.execute(f"PRAGMA table_info({table})")}
+    rows = conn.execute(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = ? AND is_generated = 'NEVER' "
+        "AND (column_default IS NULL OR column_default NOT LIKE 'nextval(%')",  # a serial numbers itself
+        (table,),
+    )
+    return {r[0]: str(r[1]).lower() for r in rows}
+
+
+def _value(value: Any, kind: str) -> Any:
+    """A JSON value as the target column wants it (SQLite keeps booleans as 0/1; Postgres has a type for them)."""
+    if kind == "boolean" and value is not None:
+        return bool(value)
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def dump_table(db: Database, table: Table, out: Path) -> int:
+    """Write the table's rows as JSON lines; returns how many (run in a worker thread)."""
+    with db.connection() as conn, out.open("w") as f:
+        cur = conn.execute(f"SELECT * FROM {table.name} ORDER BY {table.order}")
+        names = [c[0] for c in cur.description]
+        n = 0
+        for row in cur.fetchall():
+            f.write(json.dumps(dict(zip(names, row, strict=True)), ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def load_table(db: Database, table: Table, source: Path, batch: int = 500) -> int:
+    """Insert the rows of a JSON-lines file into the table, in one transaction; returns how many."""
+    with db.transaction() as conn:
+        kinds = columns(db, conn, table.name)
+        n = 0
+        for rows in _batches(source, batch):
+            keep = [c for c in rows[0] if c in kinds]
+            sql = f"INSERT INTO {table.name} ({', '.join(keep)}) VALUES ({', '.join('?' * len(keep))})"
+            conn.executemany(sql, [tuple(_value(r.get(c), kinds[c]) for c in keep) for r in rows])
+            n += len(rows)
+    return n
+
+
+def _batches(path: Path, size: int) -> Iterator[list[dict]]:
+    rows: list[dict] = []
+    with path.open() as f:
+        for line in f:
+            rows.append(json.loads(line))
+            if len(rows) == size:
+                yield rows
+                rows = []
+    if rows:
+        yield rows
+
+
+def _typed(serde: Any, value: Any) -> list[str]:
+    kind, data = serde.dumps_typed(value)
+    return [kind, base64.b64encode(data).decode()]
+
+
+def _untyped(serde: Any, pair: list[str]) -> Any:
+    return serde.loads_typed((pair[0], base64.b64decode(pair[1])))
+
+
+def dump_checkpoints(checkpointer: Checkpointer, out: Path) -> int:
+    """Every checkpoint of every thread, oldest first, with its pending writes (run in a worker thread)."""
+    serde = checkpointer.serde  # type: ignore[attr-defined]
+    tuples = list(checkpointer.list(None))  # type: ignore[attr-defined]
+    with out.open("w") as f:
+        for t in reversed(tuples):  # list() is newest first; replaying parents before children
+            record = {
+                "config": t.config,
+                "parent_config": t.parent_config,
+                "checkpoint": _typed(serde, t.checkpoint),
+                "metadata": _typed(serde, t.metadata),
+                "writes": [[task, channel, _typed(serde, value)] for task, channel, value in t.pending_writes or []],
+            }
+            f.write(json.dumps(record) + "\n")
+    return len(tuples)
+
+
+def load_checkpoints(checkpointer: Checkpointer, source: Path) -> int:
+    """Store the exported checkpoints as they were, without the hooks (their turn rows come as table rows)."""
+    serde = checkpointer.serde  # type: ignore[attr-defined]
+    hooks = checkpointer._on_put, checkpointer._on_delete
+    checkpointer._on_put = checkpointer._on_delete = None
+    n = 0
+    try:
+        with source.open() as f:
+            for line in f:
+                record = json.loads(line)
+                checkpoint = _untyped(serde, record["checkpoint"])
+                config = record["config"]["configurable"]
+                parent = (record["parent_config"] or {}).get("configurable", {})
+                put_config = {"configurable": {**config, "checkpoint_id": parent.get("checkpoint_id")}}
+                saved = checkpointer.put(
+                    put_config, checkpoint, _untyped(serde, record["metadata"]), checkpoint["channel_versions"]
+                )
+                for task, channel, value in record["writes"]:
+                    checkpointer.put_writes(saved, [(channel, _untyped(serde, value))], task)
+                n += 1
+    finally:
+        checkpointer._on_put, checkpointer._on_delete = hooks
+    return n
+
+
+def write_manifest(folder: Path, manifest: dict) -> None:
+    (folder / "manifest.json").write_text(json.dumps({"format": FORMAT, **manifest}, indent=2) + "\n")
+
+
+def read_manifest(folder: Path) -> dict:
+    """The export's manifest; TransferError when the folder is not a Ragline export."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        raise TransferError(f"{folder} is not a Ragline export (no readable manifest.json)") from None
+    if manifest.get("format") != FORMAT:
+        raise TransferError(f"{folder} holds a {manifest.get('format')!r} export; this Ragline reads {FORMAT}")
+    return manifest
+
+
+def require_empty(databases: dict[Role, Database]) -> None:
+    """TransferError unless the target has no accounts, threads or runs yet (run in a worker thread)."""
+    for table in (t for t in TABLES if t.name in TARGET_MUST_BE_EMPTY):
+        db = databases[table.role]
+        with db.connection() as conn:
+            if conn.execute(f"SELECT 1 FROM {table.name} LIMIT 1").fetchone():
+                raise TransferError(
+                    f"the target already holds {table.name}: import into an empty installation "
+                    "(a new RAG_DATA_DIR, or a new Postgres database)"
+                )
+
+
+Step = Callable[[], int]
