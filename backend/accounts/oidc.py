@@ -134,7 +134,7 @@ class SsoProvider:
             log.warning("SSO: refused %s: no account, and the domain is not in RAG_OIDC_ALLOWED_DOMAINS", email)
             raise SsoRefused(403, "There is no Ragline account for this e-mail address; ask an admin for one")
         name = str(claims.get("name") or claims.get("preferred_username") or "")[:100]
-        user, made = await accounts.vouched_account(email, name, first_is_admin=False)
+        user, made = await accounts.vouched_account(email, name, first_is_admin=True)  # a fresh install's admin
         if made:
             log.info("SSO: account %s made for %s at its first sign-in", user.id, email)
         return user

@@ -51,9 +51,8 @@ def provider() -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-@pytest.fixture
-async def app(tmp_path, provider) -> AsyncIterator[FastAPI]:
-    settings = fake_settings(
+def sso_settings(tmp_path, provider):
+    return fake_settings(
         tmp_path / "data",
         auth="local",
         oidc_issuer=provider,
@@ -63,7 +62,11 @@ async def app(tmp_path, provider) -> AsyncIterator[FastAPI]:
         oidc_name="Team SSO",
         oidc_groups_claim="groups",
     )
-    application = create_app(settings)
+
+
+@pytest.fixture
+async def app(tmp_path, provider) -> AsyncIterator[FastAPI]:
+    application = create_app(sso_settings(tmp_path, provider))
     async with LifespanManager(application):
         async with client_of(application) as c:  # an admin exists: SSO is not the first-run setup
             assert (await c.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})).is_success
@@ -120,6 +123,17 @@ async def test_a_person_of_an_allowed_domain_gets_a_user_account_and_a_session_t
     assert status["user"]["display_name"] == "Bo Ek" and status["csrf_token"]
     _, again = await sso_sign_in(app, "bo@team.org", {"email": "bo@team.org"})
     assert again["user"]["id"] == status["user"]["id"]
+
+
+async def test_on_a_fresh_install_the_first_person_through_sso_is_the_admin_and_the_next_a_user(tmp_path, provider):
+    application = create_app(sso_settings(tmp_path, provider))
+    async with LifespanManager(application):
+        _, first = await sso_sign_in(application, "cy@team.org", {"email": "cy@team.org"})
+        _, second = await sso_sign_in(application, "di@team.org", {"email": "di@team.org"})
+        async with client_of(application) as c:
+            setup = await c.post("/api/auth/setup", json={"email": "eve@team.org", "password": PASSWORD})
+    assert first["user"]["role"] == "admin" and second["user"]["role"] == "user"
+    assert setup.status_code == 409  # the first-run setup is over: nobody else can claim the admin role
 
 
 async def test_an_existing_account_signs_in_by_sso_whatever_its_domain(app):
