@@ -68,6 +68,7 @@ class RunLog:
     def __init__(self, db: Database, replica_id: str | None = None) -> None:
         self.db = db
         self.replica_id = replica_id or uuid.uuid4().hex[:16]  # this server process
+        self.shared = db.dialect == "postgres"  # replicas may share it (SQLite files serve one server)
         self._pending: list[LoggedEvent] = []
         self._wake = asyncio.Event()
 
@@ -136,6 +137,15 @@ class RunLog:
         """The number of the run's last logged event (0: none yet)."""
         sql = "SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?"
         return int(await self.db.read(lambda c: c.execute(sql, (run_id,)).fetchone()[0]))
+
+    async def ahead_elsewhere(self, thread_id: str, run_id: str, created_at: str) -> int:
+        """Runs of the thread still running on other replicas that started before this one (ties: by run id)."""
+        sql = (
+            "SELECT COUNT(*) FROM runs WHERE thread_id = ? AND status = 'running' AND replica != ? "
+            "AND (created_at < ? OR (created_at = ? AND run_id < ?))"
+        )
+        args = (thread_id, self.replica_id, created_at, created_at, run_id)
+        return int(await self.db.read(lambda c: c.execute(sql, args).fetchone()[0]))
 
     async def request_stop(self, run_id: str) -> bool:
         """Ask the replica running the run to stop it; False when it is not running."""

@@ -300,12 +300,27 @@ class TurnRunner:
             label = f"Waiting for the previous question on this thread to finish ({ahead} ahead)…"
             self._emit(run, StatusEvent(node="queue", phase="start", label=label))
         async with self.queue.turn(spec.thread_id):
+            ahead = await self._wait_for_other_replicas(run, ahead)
             if ahead:
                 self._emit(run, StatusEvent(node="queue", phase="end", label="The previous question has finished"))
             completed = await self._turn(spec, run)
         if completed and spec.use_memory:
             self.summaries.schedule(spec.thread_id)  # after `done` went out: off the latency path
         return completed
+
+    async def _wait_for_other_replicas(self, run: LiveRun, ahead: int) -> int:
+        """Replicas sharing the database: wait while the thread runs an earlier turn on another replica (one turn
+        at a time per thread, in start order, whichever replica took each). Returns how many turns were waited for."""
+        if not self.runlog.shared:
+            return ahead
+        waited = False
+        while elsewhere := await self.runlog.ahead_elsewhere(run.thread_id, run.run_id, run.created_at):
+            if not waited and not ahead:
+                label = f"Waiting for the previous question on this thread to finish ({elsewhere} ahead)…"
+                self._emit(run, StatusEvent(node="queue", phase="start", label=label))
+            waited = True
+            await asyncio.sleep(FOLLOW_POLL_SECONDS)
+        return ahead or int(waited)
 
     async def _turn(self, spec: TurnSpec, run: LiveRun) -> bool:
         """Run the graph from a clean base; True when the turn completed (and is stored)."""

@@ -115,3 +115,20 @@ def test_kill_9_of_one_replica_mid_run_leaves_the_run_interrupted_and_the_thread
         assert again.status_code == 200
         after = history(url_b, "kept")
         assert after["page"] == after["export"] == after["memory"] and len(after["page"]) == 2
+
+
+async def test_two_questions_on_one_thread_sent_to_both_replicas_at_once_run_one_after_the_other(two_replicas):
+    (url_a, _), (url_b, _) = two_replicas
+    async with httpx.AsyncClient(timeout=60) as client:
+        replies = await asyncio.gather(
+            client.post(f"{url_a}/api/chat", json={"message": "Hello from A", "thread_id": "both"}),
+            client.post(f"{url_b}/api/chat", json={"message": "Hello from B", "thread_id": "both"}),
+        )
+        assert [r.status_code for r in replies] == [200, 200], [r.text for r in replies]
+        page = (await client.get(f"{url_a}/api/threads/both")).json()["messages"]
+    questions = [m["content"] for m in page if m["role"] == "user"]
+    assert sorted(questions) == ["Hello from A", "Hello from B"]  # both stored, neither lost to the other
+    answers = {r.json()["answer"] for r in replies}
+    assert {m["content"] for m in page if m["role"] == "assistant"} == answers
+    views = history(url_b, "both")
+    assert views["page"] == views["export"] and len(views["memory"]) == 2  # the second turn saw the first
