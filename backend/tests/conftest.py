@@ -69,17 +69,19 @@ async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
         yield db
 
 
-@pytest.fixture
-def storage(request: pytest.FixtureRequest) -> dict:
-    """Settings that choose the storage of this run (--storage): none for SQLite, a fresh database for Postgres."""
-    if request.config.getoption("--storage") == "postgres":
-        return {"database_url": request.getfixturevalue("postgres_url")}
-    return {}
+@pytest.fixture(autouse=True)
+def storage(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The storage of this run (--storage): with postgres, every test's settings point at a fresh database (through
+    RAG_DATABASE_URL, which Settings read when a test does not set it)."""
+    choice = request.config.getoption("--storage")
+    if choice == "postgres":
+        monkeypatch.setenv("RAG_DATABASE_URL", request.getfixturevalue("postgres_url"))
+    return choice
 
 
 @pytest.fixture
-def settings(tmp_path: Path, storage: dict) -> Settings:
-    return fake_settings(tmp_path / "data", **storage)
+def settings(tmp_path: Path) -> Settings:
+    return fake_settings(tmp_path / "data")
 
 
 @pytest.fixture
