@@ -193,6 +193,20 @@ def prune(settings: Settings, idle_days: float) -> None:
     asyncio.run(run())
 
 
+def transfer(settings: Settings, direction: str, folder: Path) -> None:
+    """Export the installation into a new folder, or import an export into an empty installation."""
+    from backend.store.transfer import TransferError, export_installation, import_installation
+
+    run = export_installation if direction == "export" else import_installation
+    try:
+        counts = asyncio.run(run(settings, folder))
+    except TransferError as exc:
+        sys.exit(f"error: {exc}")
+    where = settings.database_url and "Postgres (RAG_DATABASE_URL)" or f"SQLite files in {settings.data_dir}"
+    moved = ", ".join(f"{n} {name}" for name, n in counts.items() if n)
+    print(f"{direction}ed {'from' if direction == 'export' else 'into'} {where}: {moved or 'nothing'}")
+
+
 def contract(out: Path) -> None:
     """Write the API contract the UI is generated from: out/openapi.json and out/contract.gen.ts (shared constants)."""
     from backend.contract.citations import CITATION_PATTERN
@@ -247,6 +261,10 @@ def main(argv: list[str] | None = None) -> None:
     i.add_argument("--if-empty", action="store_true", help="only when the knowledge base is empty")
     sub.add_parser("serve", help="run the API server")
     sub.add_parser("migrate", help="bring the Postgres database (RAG_DATABASE_URL) to this version's schema")
+    ex = sub.add_parser("export", help="write the whole installation (any storage) into a new folder")
+    ex.add_argument("folder", type=Path)
+    im = sub.add_parser("import", help="load an export into an empty installation (SQLite files or Postgres)")
+    im.add_argument("folder", type=Path)
     pc = sub.add_parser("prune-checkpoints", help="keep only the last complete checkpoint of idle threads")
     pc.add_argument("--idle-days", type=float, default=30.0, help="threads not updated for this many days (30)")
     c = sub.add_parser("contract", help="write openapi.json and contract.gen.ts for the UI")
@@ -275,6 +293,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(1 if ingest(settings, args.paths, args.if_empty) else 0)
         elif args.command == "migrate":
             migrate_database(settings)
+        elif args.command in ("export", "import"):
+            transfer(settings, args.command, args.folder)
         elif args.command == "prune-checkpoints":
             prune(settings, args.idle_days)
         else:

@@ -77,9 +77,7 @@ class RunLog:
     async def open(cls, db: Database) -> AsyncIterator["RunLog"]:
         """Use the database (creating a SQLite file's tables) for the block; pending events are written at its end."""
         log = cls(db)
-        if db.dialect == "sqlite":
-            await db.call(lambda: db.conn.executescript(_SCHEMA))  # type: ignore[attr-defined]
-            await db.write(_add_run_columns)
+        await create_tables(db)
         await log._beat()
         tasks = [asyncio.create_task(log._flush_loop(), name="run-log"), asyncio.create_task(log._heartbeat_loop())]
         try:
@@ -216,6 +214,13 @@ class RunLog:
             await asyncio.sleep(BATCH_SECONDS)  # gather the tokens of the next few milliseconds into one commit
             self._wake.clear()
             await asyncio.shield(self.flush())
+
+
+async def create_tables(db: Database) -> None:
+    """Create or upgrade a SQLite file's tables (Postgres tables come from its migrations)."""
+    if db.dialect == "sqlite":
+        await db.call(lambda: db.conn.executescript(_SCHEMA))  # type: ignore[attr-defined]
+        await db.write(_add_run_columns)
 
 
 def _add_run_columns(conn: Conn) -> None:

@@ -21,6 +21,20 @@ class Storage:
     runs: Database
     accounts: Database
 
+    def by_role(self) -> dict[str, Database]:
+        """Each store's database by the name of its role."""
+        return {"conversations": self.conversations, "runs": self.runs, "accounts": self.accounts}
+
+    async def prepare(self) -> None:
+        """Create the tables every store needs (SQLite files: each store's own upgrade; Postgres: migrated)."""
+        from backend.accounts.sqlite import SqliteAccountStore
+        from backend.memory.conversations import ConversationStore
+        from backend.runs.log import create_tables as create_run_tables
+
+        await ConversationStore(self.conversations).setup()
+        await SqliteAccountStore(self.accounts).setup()  # type: ignore[arg-type]
+        await create_run_tables(self.runs)
+
 
 @asynccontextmanager
 async def open_postgres(settings: Settings) -> AsyncIterator[PostgresDatabase]:

@@ -10,7 +10,7 @@ target to fill.
 
 import base64
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -163,6 +163,13 @@ def load_checkpoints(checkpointer: Checkpointer, source: Path) -> int:
     return n
 
 
+def new_folder(folder: Path) -> None:
+    """Create the export folder; TransferError when it exists with something in it."""
+    if folder.exists() and any(folder.iterdir()):
+        raise TransferError(f"{folder} is not empty: export into a new folder")
+    folder.mkdir(parents=True, exist_ok=True)
+
+
 def write_manifest(folder: Path, manifest: dict) -> None:
     (folder / "manifest.json").write_text(json.dumps({"format": FORMAT, **manifest}, indent=2) + "\n")
 
@@ -190,4 +197,46 @@ def require_empty(databases: dict[Role, Database]) -> None:
                 )
 
 
-Step = Callable[[], int]
+async def export_installation(settings: Any, folder: Path) -> dict[str, int]:
+    """Write the whole installation the settings point at into a new folder; returns what went, by file."""
+    from backend.memory.conversations import delete_thread_rows, record_turn
+    from backend.store.checkpointer import checkpointer_for
+    from backend.store.open import open_storage
+
+    new_folder(folder)
+    counts: dict[str, int] = {}
+    async with open_storage(settings) as storage:
+        databases = storage.by_role()
+        await storage.prepare()
+        for table in TABLES:
+            db = databases[table.role]
+            counts[table.name] = await db.call(lambda t=table, d=db: dump_table(d, t, folder / f"{t.name}.jsonl"))
+        db = storage.conversations
+        checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
+        counts["checkpoints"] = await db.call(lambda: dump_checkpoints(checkpointer, folder / "checkpoints.jsonl"))
+        engine = "postgres" if settings.database_url else "sqlite"
+    write_manifest(folder, {"engine": engine, "counts": counts})
+    return counts
+
+
+async def import_installation(settings: Any, folder: Path) -> dict[str, int]:
+    """Load an export into the empty installation the settings point at; returns what came, by file."""
+    from backend.memory.conversations import delete_thread_rows, record_turn
+    from backend.store.checkpointer import checkpointer_for
+    from backend.store.open import open_storage
+
+    manifest = read_manifest(folder)
+    counts: dict[str, int] = {}
+    async with open_storage(settings) as storage:
+        databases = storage.by_role()
+        await storage.prepare()
+        await storage.conversations.call(lambda: require_empty(databases))
+        for table in TABLES:
+            db = databases[table.role]
+            counts[table.name] = await db.call(lambda t=table, d=db: load_table(d, t, folder / f"{t.name}.jsonl"))
+        db = storage.conversations
+        checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
+        counts["checkpoints"] = await db.call(lambda: load_checkpoints(checkpointer, folder / "checkpoints.jsonl"))
+    if counts != manifest["counts"]:
+        raise TransferError(f"imported {counts}, but the export holds {manifest['counts']}")
+    return counts
