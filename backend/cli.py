@@ -136,21 +136,21 @@ def read_password(from_stdin: bool) -> str:
 
 
 def create_admin(settings: Settings, email: str, name: str, password: str) -> None:
-    """Add an admin account to RAG_DATA_DIR's accounts (the server gives it the threads made without accounts)."""
+    """Add an admin account (in Postgres or RAG_DATA_DIR); the server gives it the threads made without accounts."""
     from backend.accounts.limiter import LoginLimiter
     from backend.accounts.service import Accounts
-    from backend.accounts.sqlite import SqliteAccountStore
+    from backend.accounts.sql import SqlAccountStore
     from backend.accounts.store import EmailTaken
     from backend.contract.auth import EMAIL_PATTERN
-    from backend.store.sqlite import SqliteDatabase
+    from backend.store.open import open_database
 
     if not re.fullmatch(EMAIL_PATTERN, email.strip()):
         sys.exit(f"error: {email!r} is not an e-mail address")
 
     async def run() -> None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        async with SqliteDatabase.open(settings.accounts_path) as db:
-            store = SqliteAccountStore(db)
+        async with open_database(settings, settings.accounts_path) as db:
+            store = SqlAccountStore(db)
             await store.setup()
             accounts = Accounts(store, settings.session_hours, LoginLimiter(1, 1))
             user = await accounts.create_user(email.strip(), name.strip(), password, "admin")

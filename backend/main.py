@@ -13,7 +13,7 @@ from langgraph.graph.state import CompiledStateGraph
 from backend.accounts.limiter import LoginLimiter
 from backend.accounts.oidc import SsoProvider
 from backend.accounts.service import Accounts
-from backend.accounts.sqlite import SqliteAccountStore
+from backend.accounts.sql import SqlAccountStore
 from backend.api import (
     auth,
     chat,
@@ -74,7 +74,7 @@ async def prune_run_logs(runner: TurnRunner, hours: float) -> None:
 
 async def open_accounts(settings: Settings, db: Database) -> Accounts:
     """The accounts service on its database (opened with auth off too, so an admin can be made beforehand)."""
-    store = SqliteAccountStore(db)
+    store = SqlAccountStore(db)
     await store.setup()
     if settings.auth == "local" and settings.api_key_list:
         log.warning("RAG_API_KEYS is not used with RAG_AUTH=local: /v1 takes personal API keys (POST /api/keys)")

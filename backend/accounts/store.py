@@ -1,4 +1,4 @@
-"""AccountStore: what the server needs from account storage (SQLite today, Postgres later), and its records."""
+"""AccountStore: what the server needs from account storage (SQLite or Postgres: accounts/sql.py), and its records."""
 
 from dataclasses import dataclass
 from typing import Literal, Protocol

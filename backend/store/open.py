@@ -27,12 +27,12 @@ class Storage:
 
     async def prepare(self) -> None:
         """Create the tables every store needs (SQLite files: each store's own upgrade; Postgres: migrated)."""
-        from backend.accounts.sqlite import SqliteAccountStore
+        from backend.accounts.sql import SqlAccountStore
         from backend.memory.conversations import ConversationStore
         from backend.runs.log import create_tables as create_run_tables
 
         await ConversationStore(self.conversations).setup()
-        await SqliteAccountStore(self.accounts).setup()  # type: ignore[arg-type]
+        await SqlAccountStore(self.accounts).setup()
         await create_run_tables(self.runs)
 
 

@@ -116,7 +116,7 @@ def test_users_create_admin_adds_an_admin_who_can_sign_in(monkeypatch, tmp_path,
 
     from backend.accounts.limiter import LoginLimiter
     from backend.accounts.service import Accounts
-    from backend.accounts.sqlite import SqliteAccountStore
+    from backend.accounts.sql import SqlAccountStore
     from backend.store.sqlite import SqliteDatabase
 
     monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))
@@ -126,11 +126,29 @@ def test_users_create_admin_adds_an_admin_who_can_sign_in(monkeypatch, tmp_path,
 
     async def sign_in():
         async with SqliteDatabase.open(tmp_path / "data" / "accounts.sqlite") as db:
-            accounts = Accounts(SqliteAccountStore(db), 1, LoginLimiter(5, 60))
+            accounts = Accounts(SqlAccountStore(db), 1, LoginLimiter(5, 60))
             return await accounts.sign_in("ann@team.org", "correct horse battery", "ip")
 
     signed = asyncio.run(sign_in())
     assert signed is not None and signed.user.role == "admin"
+    monkeypatch.setattr("sys.stdin", io.StringIO("another password\n"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["users", "create-admin", "--email", "ANN@team.org", "--password-stdin"])
+    assert "exists already" in str(exit_.value.code)
+
+
+def test_users_create_admin_with_a_database_url_makes_the_admin_in_postgres(monkeypatch, tmp_path, postgres_url):
+    import io
+
+    import psycopg
+
+    monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RAG_DATABASE_URL", postgres_url)
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse battery\n"))
+    main(["users", "create-admin", "--email", "ann@team.org", "--password-stdin"])
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute("SELECT email, role FROM users").fetchall() == [("ann@team.org", "admin")]
+    assert not (tmp_path / "data" / "accounts.sqlite").exists()
     monkeypatch.setattr("sys.stdin", io.StringIO("another password\n"))
     with pytest.raises(SystemExit) as exit_:
         main(["users", "create-admin", "--email", "ANN@team.org", "--password-stdin"])

@@ -1,25 +1,11 @@
-"""Accounts on a real SQLite file: hashed passwords and tokens, first-user setup, sign-in limits, keys, deletion."""
-
-import sqlite3
-from collections.abc import AsyncIterator
-from pathlib import Path
+"""Accounts on SQLite and on Postgres: hashed passwords and tokens, first-user setup, sign-in limits, keys, deletion."""
 
 import pytest
 
 from backend.accounts.limiter import LoginLimiter
-from backend.accounts.service import Accounts, TooManyAttempts
-from backend.accounts.sqlite import SqliteAccountStore
+from backend.accounts.service import TooManyAttempts
 from backend.accounts.store import EmailTaken, NotFirstUser
 from backend.accounts.tokens import digest
-from backend.store.sqlite import SqliteDatabase
-
-
-@pytest.fixture
-async def accounts(tmp_path: Path) -> AsyncIterator[Accounts]:
-    async with SqliteDatabase.open(tmp_path / "accounts.sqlite") as db:
-        store = SqliteAccountStore(db)
-        await store.setup()
-        yield Accounts(store, session_hours=1, limiter=LoginLimiter(3, 60))
 
 
 async def test_first_user_setup_happens_once(accounts):
@@ -36,20 +22,19 @@ async def test_an_email_is_taken_whatever_its_case(accounts):
         await accounts.create_user("A@X.ORG", "Ann again", "password-2", "user")
 
 
-async def test_the_password_is_stored_as_an_argon2_hash_only(accounts, tmp_path):
+async def test_the_password_is_stored_as_an_argon2_hash_only(accounts, account_db):
     await accounts.create_user("a@x.org", "Ann", "correct horse", "user")
-    with sqlite3.connect(tmp_path / "accounts.sqlite") as conn:
-        (stored,) = conn.execute("SELECT password_hash FROM users").fetchone()
+    stored = await account_db.read(lambda c: c.execute("SELECT password_hash FROM users").fetchone()[0])
     assert stored.startswith("$argon2id$") and "correct horse" not in stored
 
 
-async def test_sign_in_with_the_right_password_opens_a_session_stored_as_a_hash(accounts, tmp_path):
+async def test_sign_in_with_the_right_password_opens_a_session_stored_as_a_hash(accounts, account_db):
     ann = await accounts.create_user("a@x.org", "Ann", "correct horse", "user")
     signed = await accounts.sign_in("A@x.org", "correct horse", "10.0.0.1")
     assert signed is not None and signed.user == ann
     assert await accounts.session_user(signed.token) == ann
-    with sqlite3.connect(tmp_path / "accounts.sqlite") as conn:
-        assert conn.execute("SELECT token_hash FROM sessions").fetchall() == [(digest(signed.token),)]
+    stored = await account_db.read(lambda c: [tuple(r) for r in c.execute("SELECT token_hash FROM sessions")])
+    assert stored == [(digest(signed.token),)]
 
 
 async def test_wrong_password_and_unknown_email_both_give_none(accounts):
@@ -78,13 +63,13 @@ def test_the_limiter_forgets_failures_older_than_its_window():
     assert limiter.wait_seconds("ip", "a@x.org") == 0
 
 
-async def test_an_expired_or_ended_session_finds_no_user(accounts, tmp_path):
+async def test_an_expired_or_ended_session_finds_no_user(accounts, account_db):
     await accounts.create_user("a@x.org", "Ann", "correct horse", "user")
     first = await accounts.sign_in("a@x.org", "correct horse", "ip")
     second = await accounts.sign_in("a@x.org", "correct horse", "ip")
     assert first and second
-    with sqlite3.connect(tmp_path / "accounts.sqlite") as conn:
-        conn.execute("UPDATE sessions SET expires_at = '2000-01-01' WHERE token_hash = ?", (digest(first.token),))
+    expire = "UPDATE sessions SET expires_at = '2000-01-01' WHERE token_hash = ?"
+    await account_db.write(lambda c: c.execute(expire, (digest(first.token),)))
     await accounts.sign_out(second.token)
     assert await accounts.session_user(first.token) is None
     assert await accounts.session_user(second.token) is None
