@@ -186,7 +186,8 @@ class ConversationStore:
         """Map each key to the thread; a key another thread already holds maps to neither from now on."""
         sql = (
             "INSERT INTO conversation_keys (key, thread_id, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE "
-            "SET thread_id = CASE WHEN thread_id = excluded.thread_id THEN thread_id ELSE '' END, "
+            "SET thread_id = CASE WHEN conversation_keys.thread_id = excluded.thread_id "
+            "THEN conversation_keys.thread_id ELSE '' END, "
             "created_at = excluded.created_at"
         )
         await self._db.write(lambda c: c.executemany(sql, [(k, thread_id, created_at) for k in keys]))

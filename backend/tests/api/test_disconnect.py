@@ -3,6 +3,7 @@ import sqlite3
 import time
 
 import httpx
+import psycopg
 from httpx_sse import connect_sse
 from langchain_core.messages import HumanMessage
 
@@ -85,5 +86,13 @@ def test_openai_stream_when_client_disconnects_then_model_cancelled_and_nothing_
             wait_until_runs_end(app)  # the cancelled run discards its checkpoints after the model stream closed
             assert client.get("/api/threads/openai-disconnect").status_code == 404
             assert client.get("/api/threads").json() == []
-        with sqlite3.connect(settings.checkpoint_path) as db:
-            assert db.execute("SELECT COUNT(*) FROM conversation_keys").fetchone() == (0,)
+        assert count_rows(settings, "conversation_keys") == 0
+
+
+def count_rows(settings, table: str) -> int:
+    """Rows of a conversations table, read with a connection of its own (SQLite file or Postgres)."""
+    if settings.database_url:
+        with psycopg.connect(settings.database_url.get_secret_value()) as db:
+            return db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    with sqlite3.connect(settings.checkpoint_path) as db:
+        return db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
