@@ -7,7 +7,7 @@ is terminated; llama.cpp logs to stderr.
 
 import argparse
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -54,11 +54,13 @@ class LlamaProcess(subprocess.Popen):
 def _first_line(proc: LlamaProcess, deadline: float) -> str:
     """The child's first stdout line (its URL), or an error with the log's tail when it dies or hangs."""
     assert proc.stdout is not None
-    while time.monotonic() < deadline and proc.poll() is None:
-        if select.select([proc.stdout], [], [], 0.2)[0]:
-            line = proc.stdout.readline().decode().strip()
-            if line:
-                return line
+    with selectors.DefaultSelector() as waiting:  # epoll: no limit on descriptor numbers, unlike select()
+        waiting.register(proc.stdout, selectors.EVENT_READ)
+        while time.monotonic() < deadline and proc.poll() is None:
+            if waiting.select(0.2):
+                line = proc.stdout.readline().decode().strip()
+                if line:
+                    return line
     raise RuntimeError(f"llama.cpp child did not start (exit code {proc.poll()}); log tail:\n{proc.log()[-3000:]}")
 
 
