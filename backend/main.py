@@ -43,8 +43,8 @@ from backend.guardrails.policy import GuardrailPolicy
 from backend.llm.factory import open_models
 from backend.llm.prime import prime_slots
 from backend.memory.conversations import ConversationStore, delete_thread_rows, record_turn
-from backend.rag.knowledge import KnowledgeBase
-from backend.rag.store import open_client, open_collection
+from backend.rag.knowledge import KnowledgeBase, open_knowledge_database
+from backend.rag.store import open_vectors
 from backend.runs.log import RunLog
 from backend.runs.runner import TurnRunner
 from backend.runs.summary import SummaryScheduler
@@ -89,15 +89,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         SqliteDatabase.open(settings.checkpoint_path) as db,
         RunLog.open(settings.runs_path) as runlog,
         SqliteDatabase.open(settings.accounts_path) as accounts_db,
+        open_knowledge_database(settings) as knowledge_db,
     ):
         accounts = await open_accounts(settings, accounts_db)
         conversations = ConversationStore(db)
         await conversations.setup()
         checkpointer = await db.call(lambda: SqliteCheckpointer(db, record_turn, delete_thread_rows))
-        client = await asyncio.to_thread(open_client, settings)
-        collection = await asyncio.to_thread(open_collection, client, settings.collection, models.embedding_function)
+        vectors = await asyncio.to_thread(open_vectors, settings, knowledge_db, models.embedding_function)
         knowledge = await asyncio.to_thread(
-            KnowledgeBase, settings, collection, models.embedding_function, models.embedding_model
+            KnowledgeBase, settings, knowledge_db, vectors, models.embedding_function, models.embedding_model
         )
         await asyncio.to_thread(knowledge.warm_up)
         await knowledge.collections.setup()

@@ -1,21 +1,23 @@
-"""KnowledgeIndex: the document registry, chunk texts and the BM25 index (SQLite FTS5), in one file on disk.
+"""KnowledgeIndex: the document registry, chunk texts and keyword search, on a Database (backend/store).
 
-Each document has an active `version`; its chunks are replaced in one transaction, so a search never sees a
-mix of old and new chunks and never finds the document missing. Chroma holds the vectors under the same
-(document id, version, chunk index); hits from any other version are ignored.
+On SQLite (knowledge.sqlite) keyword search is FTS5's BM25 and the file upgrades itself in place; on Postgres the
+tables come from the Alembic migration 0003_knowledge and keyword search is full-text search (a generated
+`tsvector` column with a GIN index, ranked by ts_rank_cd). Each document has an active `version`; its chunks are
+replaced in one transaction, so a search never sees a mix of old and new chunks and never finds the document
+missing. The vector store holds the vectors under the same (document id, version, chunk index); hits from any
+other version are ignored.
 """
 
 import json
 import re
 import sqlite3
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 from backend.clock import now
 from backend.rag.chunking import Chunk
+from backend.store.database import Conn, Cursor, Database
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -195,68 +197,94 @@ class StoredChunk:
     hash: str
 
 
+def content_terms(text: str) -> list[str]:
+    """The text's distinct lower-cased words that are not stopwords, in order."""
+    return [t for t in dict.fromkeys(w.lower() for w in _TERM_RE.findall(text)) if t not in STOPWORDS]
+
+
 def fts_query(text: str) -> str | None:
     """An FTS5 OR-query of the text's content words (quoted, so user text can never be FTS syntax)."""
-    terms = [t for t in dict.fromkeys(w.lower() for w in _TERM_RE.findall(text)) if t not in STOPWORDS]
-    return " OR ".join(f'"{t}"' for t in terms) or None
+    return " OR ".join(f'"{t}"' for t in content_terms(text)) or None
+
+
+def tsquery(text: str) -> str | None:
+    """The same OR-query for Postgres's to_tsquery: each term a quoted lexeme (\\w+ holds no quote or operator)."""
+    return " | ".join(f"'{t}'" for t in content_terms(text)) or None
+
+
+def _setup_sqlite(db: Database) -> None:
+    """Create knowledge.sqlite's tables, or upgrade a file made by an older Ragline in place."""
+    with db.connection() as conn:
+        assert isinstance(conn, sqlite3.Connection)
+        conn.executescript(_SCHEMA)
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
+        if "flagged" not in columns:  # knowledge.sqlite made before chunks were scanned for injections
+            conn.execute("ALTER TABLE documents ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0")
+        if "collection" not in columns:
+            try:
+                conn.executescript(f"BEGIN IMMEDIATE;{_ADD_COLLECTION}COMMIT;")
+            except sqlite3.Error:
+                conn.execute("ROLLBACK")
+                raise
+
+
+def _dicts(cursor: Cursor, description: Any) -> list[dict[str, Any]]:
+    names = [column[0] for column in description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+# the active version's chunks, with their document's name (not `c.*`: on Postgres it would drag the tsvector along)
+_CHUNK = 'c.doc_id, c.version, c.idx, c.text, c.page, c.section, c.start, c."end", c.hash, d.name AS document'
+_ACTIVE = "FROM chunks c JOIN documents d ON d.id = c.doc_id AND d.version = c.version"
+# keyword search per engine: the query parameter, then the document ids (if any), then the limit
+_KEYWORDS = {
+    "sqlite": f"SELECT {_CHUNK}, -bm25(chunks_fts) AS score FROM chunks_fts "
+    "JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
+    "WHERE chunks_fts MATCH ? {scope} "
+    "ORDER BY bm25(chunks_fts) LIMIT ?",
+    # No BM25 in this Postgres (pgserver ships pgvector only, no pg_search/pg_textsearch): ts_rank_cd (cover
+    # density) it is, over the english configuration, which stems like FTS5's porter tokenizer
+    "postgres": f"SELECT {_CHUNK}, ts_rank_cd(c.tsv, q) AS score {_ACTIVE}, to_tsquery('english', ?) q "
+    "WHERE c.tsv @@ q {scope} ORDER BY score DESC, c.doc_id, c.idx LIMIT ?",
+}
 
 
 class KnowledgeIndex:
-    """Thread-safe access to knowledge.sqlite (callers run it in a worker thread from async code)."""
+    """The registry and keyword search on a Database; blocking (callers run it in a worker thread from async code)."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(_SCHEMA)
-        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(documents)")}
-        if "flagged" not in columns:  # knowledge.sqlite made before chunks were scanned for injections
-            self._conn.execute("ALTER TABLE documents ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0")
-        if "collection" not in columns:
-            try:
-                self._conn.executescript(f"BEGIN IMMEDIATE;{_ADD_COLLECTION}COMMIT;")
-            except sqlite3.Error:
-                self._conn.execute("ROLLBACK")
-                raise
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        if db.dialect == "sqlite":
+            _setup_sqlite(db)
+        # names are unique per collection regardless of case: SQLite's column is COLLATE NOCASE (its index serves
+        # `name = ?`), Postgres has a unique index on lower(name)
+        self._same_name = "name = ?" if db.dialect == "sqlite" else "lower(name) = lower(?)"
 
-    def close(self) -> None:
-        """Close the connection once no other thread is using it."""
-        with self._lock:
-            self._conn.close()
+    def transaction(self) -> AbstractContextManager[Conn]:
+        """A transaction on the index's database (see Database.transaction)."""
+        return self.db.transaction()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-
-    def rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
-        """The rows of one read."""
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+    def rows(self, sql: str, args: tuple = ()) -> list[dict[str, Any]]:
+        """The rows of one read, as dicts by column name."""
+        with self.db.connection() as conn:
+            cursor = conn.execute(sql, args)
+            return _dicts(cursor, cursor.description)  # type: ignore[attr-defined]
 
     # --- documents ---------------------------------------------------------------------------
 
     def documents(self) -> list[DocumentRecord]:
         """Every document, by name."""
-        return [DocumentRecord(**dict(r)) for r in self.rows("SELECT * FROM documents ORDER BY name")]
+        return [DocumentRecord(**r) for r in self.rows("SELECT * FROM documents ORDER BY lower(name), id")]
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         """One document by id."""
         rows = self.rows("SELECT * FROM documents WHERE id = ?", (doc_id,))
-        return DocumentRecord(**dict(rows[0])) if rows else None
+        return DocumentRecord(**rows[0]) if rows else None
 
     def by_name(self, name: str, collection: str = "") -> DocumentRecord | None:
         """One document of a collection by name, case-insensitive."""
-        rows = self.rows("SELECT * FROM documents WHERE name = ? AND collection = ?", (name, collection))
-        return DocumentRecord(**dict(rows[0])) if rows else None
+        rows = self.rows(f"SELECT * FROM documents WHERE {self._same_name} AND collection = ?", (name, collection))
+        return DocumentRecord(**rows[0]) if rows else None
 
     def upsert_pending(self, doc_id: str, name: str, type_: str, size: int, collection: str = "") -> None:
         """Create the row for a new upload (status queued) in a collection, or mark an existing one queued."""
@@ -293,12 +321,13 @@ class KnowledgeIndex:
         with self.transaction() as c:
             if text is not None:
                 c.execute(
-                    "INSERT OR REPLACE INTO texts (doc_id, version, text, pages) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO texts (doc_id, version, text, pages) VALUES (?, ?, ?, ?) ON CONFLICT (doc_id) "
+                    "DO UPDATE SET version = excluded.version, text = excluded.text, pages = excluded.pages",
                     (doc_id, version, text, json.dumps(page_spans) if page_spans else None),
                 )
             c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             c.executemany(
-                "INSERT INTO chunks (doc_id, version, idx, text, page, section, start, end, hash) "
+                'INSERT INTO chunks (doc_id, version, idx, text, page, section, start, "end", hash) '
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, version, k.index, k.text, k.page, k.section, k.start, k.end, k.hash) for k in chunks],
             )
@@ -330,25 +359,19 @@ class KnowledgeIndex:
     # --- chunks ------------------------------------------------------------------------------
 
     def bm25(self, query: str, limit: int, doc_ids: list[str] | None = None) -> list[tuple[StoredChunk, float]]:
-        """Best chunks by BM25 (higher score is better), optionally only from some documents (none: no chunks)."""
-        match = fts_query(query)
+        """Best chunks by keyword score (higher is better): BM25 on SQLite, ts_rank_cd on Postgres; optionally
+        only from some documents (none: no chunks)."""
+        match = fts_query(query) if self.db.dialect == "sqlite" else tsquery(query)
         if match is None or doc_ids is not None and not doc_ids:
             return []
         scope = f"AND c.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids is not None else ""
-        rows = self.rows(
-            "SELECT c.*, d.name AS document, -bm25(chunks_fts) AS score FROM chunks_fts "
-            "JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
-            f"WHERE chunks_fts MATCH ? {scope} ORDER BY bm25(chunks_fts) LIMIT ?",
-            (match, *(doc_ids or []), limit),
-        )
+        rows = self.rows(_KEYWORDS[self.db.dialect].format(scope=scope), (match, *(doc_ids or []), limit))
         return [(_chunk(r), float(r["score"])) for r in rows]
 
     def chunks_between(self, doc_id: str, first: int, last: int) -> list[StoredChunk]:
         """The active version's chunks with index in [first, last], in order."""
         rows = self.rows(
-            "SELECT c.*, d.name AS document FROM chunks c "
-            "JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
-            "WHERE c.doc_id = ? AND c.idx BETWEEN ? AND ? ORDER BY c.idx",
+            f"SELECT {_CHUNK} {_ACTIVE} WHERE c.doc_id = ? AND c.idx BETWEEN ? AND ? ORDER BY c.idx",
             (doc_id, first, last),
         )
         return [_chunk(r) for r in rows]
@@ -358,7 +381,7 @@ class KnowledgeIndex:
         return int(self.rows("SELECT COALESCE(SUM(chunks), 0) AS n FROM documents WHERE version > 0")[0]["n"])
 
 
-def _chunk(row: sqlite3.Row) -> StoredChunk:
+def _chunk(row: dict[str, Any]) -> StoredChunk:
     return StoredChunk(
         doc_id=row["doc_id"],
         document=row["document"],

@@ -5,14 +5,13 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from chromadb.api.models.Collection import Collection
-
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.relevance import above_floor, chunk_similarities
 from backend.rag.rerank import Reranker
+from backend.rag.store import VectorStore
 
 RRF_K = 60
 Key = tuple[str, int]  # (document id, chunk index)
@@ -47,7 +46,7 @@ class HybridRetriever:
     def __init__(
         self,
         index: KnowledgeIndex,
-        collection: Collection,
+        collection: VectorStore,
         embed_query: QueryEmbedder,
         reranker: Reranker,
         config: SearchConfig,

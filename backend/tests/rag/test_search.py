@@ -1,10 +1,11 @@
+from collections.abc import Iterator
+
 import pytest
 
-from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.search import SearchConfig
-from backend.rag.store import open_client, open_collection
 from backend.tests.conftest import fake_settings
+from backend.tests.rag.conftest import open_kb
 
 SECTIONS = [
     ("Origins", "The lighthouse was built in 1871 by the harbour board."),
@@ -17,16 +18,15 @@ SECTIONS = [
     ("Radio", "A radio beacon was added in 1932 to guide ships in fog."),
 ]
 LIGHTHOUSE = "\n\n".join(f"# {h}\n\n{t}" for h, t in SECTIONS).encode()
+BAKERY = b"# Bread\n\nThe bakery bakes rye bread with a white flour crust every morning."
 
 
 @pytest.fixture
-def kb(tmp_path) -> KnowledgeBase:
-    settings = fake_settings(tmp_path)
-    embed = OfflineMiniLM(ensure_onnx_files(settings.cache_dir))
-    kb = KnowledgeBase(settings, open_collection(open_client(settings), "test", embed), embed, "minilm")
-    kb.ingestor.ingest("lighthouse.md", LIGHTHOUSE)
-    kb.ingestor.ingest("bakery.md", b"# Bread\n\nThe bakery bakes rye bread with a white flour crust every morning.")
-    return kb
+def kb(tmp_path, engine) -> Iterator[KnowledgeBase]:
+    with open_kb(fake_settings(tmp_path, **engine)) as kb:
+        kb.ingestor.ingest("lighthouse.md", LIGHTHOUSE)
+        kb.ingestor.ingest("bakery.md", BAKERY)
+        yield kb
 
 
 def test_hit_pulls_its_neighbours_into_one_contiguous_passage(kb):
