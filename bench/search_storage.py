@@ -92,7 +92,7 @@ def measure(engine: str, work: Path, embed: SharedEmbeddings, coll: Collection, 
         return {
             "ingest_seconds": ingest_s,
             "chunks": kb.index.count_chunks(),
-            "quality": quality(kb, vectors, embed.inner, settings, coll, queries),
+            "quality": quality(kb, vectors, embed, settings, coll, queries),  # type: ignore[arg-type]
         }
 
 

@@ -1,11 +1,11 @@
 """KnowledgeIndex: the document registry, chunk texts and keyword search, on a Database (backend/store).
 
 On SQLite (knowledge.sqlite) keyword search is FTS5's BM25 and the file upgrades itself in place; on Postgres the
-tables come from the Alembic migration 0003_knowledge and keyword search is full-text search (a generated
-`tsvector` column with a GIN index, ranked by ts_rank_cd). Each document has an active `version`; its chunks are
-replaced in one transaction, so a search never sees a mix of old and new chunks and never finds the document
-missing. The vector store holds the vectors under the same (document id, version, chunk index); hits from any
-other version are ignored.
+tables come from the Alembic migration 0003_knowledge and keyword search is BM25 computed over full-text search (a
+generated `tsvector` column with a GIN index; backend/rag/pgkeywords.py). Each document has an active `version`;
+its chunks are replaced in one transaction, so a search never sees a mix of old and new chunks and never finds the
+document missing. The vector store holds the vectors under the same (document id, version, chunk index); hits from
+any other version are ignored.
 """
 
 import json
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backend.clock import now
+from backend.rag import pgkeywords
 from backend.rag.chunking import Chunk
 from backend.store.database import Conn, Cursor, Database
 
@@ -207,11 +208,6 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{t}"' for t in content_terms(text)) or None
 
 
-def tsquery(text: str) -> str | None:
-    """The same OR-query for Postgres's to_tsquery: each term a quoted lexeme (\\w+ holds no quote or operator)."""
-    return " | ".join(f"'{t}'" for t in content_terms(text)) or None
-
-
 def _setup_sqlite(db: Database) -> None:
     """Create knowledge.sqlite's tables, or upgrade a file made by an older Ragline in place."""
     with db.connection() as conn:
@@ -236,16 +232,13 @@ def _dicts(cursor: Cursor, description: Any) -> list[dict[str, Any]]:
 # the active version's chunks, with their document's name (not `c.*`: on Postgres it would drag the tsvector along)
 _CHUNK = 'c.doc_id, c.version, c.idx, c.text, c.page, c.section, c.start, c."end", c.hash, d.name AS document'
 _ACTIVE = "FROM chunks c JOIN documents d ON d.id = c.doc_id AND d.version = c.version"
-# keyword search per engine: the query parameter, then the document ids (if any), then the limit
+# keyword search per engine, with {scope} to fill
 _KEYWORDS = {
     "sqlite": f"SELECT {_CHUNK}, -bm25(chunks_fts) AS score FROM chunks_fts "
     "JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
     "WHERE chunks_fts MATCH ? {scope} "
     "ORDER BY bm25(chunks_fts) LIMIT ?",
-    # No BM25 in this Postgres (pgserver ships pgvector only, no pg_search/pg_textsearch): ts_rank_cd (cover
-    # density) it is, over the english configuration, which stems like FTS5's porter tokenizer
-    "postgres": f"SELECT {_CHUNK}, ts_rank_cd(c.tsv, q) AS score {_ACTIVE}, to_tsquery('english', ?) q "
-    "WHERE c.tsv @@ q {scope} ORDER BY score DESC, c.doc_id, c.idx LIMIT ?",
+    "postgres": pgkeywords.SEARCH.replace("{columns}", _CHUNK),  # BM25 in SQL over full-text search
 }
 
 
@@ -259,6 +252,7 @@ class KnowledgeIndex:
         # names are unique per collection regardless of case: SQLite's column is COLLATE NOCASE (its index serves
         # `name = ?`), Postgres has a unique index on lower(name)
         self._same_name = "name = ?" if db.dialect == "sqlite" else "lower(name) = lower(?)"
+        self._corpus = pgkeywords.CorpusStats(db)
 
     def transaction(self) -> AbstractContextManager[Conn]:
         """A transaction on the index's database (see Database.transaction)."""
@@ -336,13 +330,16 @@ class KnowledgeIndex:
                 "status = 'ready', progress = 1, error = NULL, ingested_at = ?, flagged = ? WHERE id = ?",
                 (type_, size, pages, len(chunks), sha256, version, now(), flagged, doc_id),
             )
+        self._corpus.stale()
 
     def delete(self, doc_id: str) -> bool:
         """Remove a document and its chunks; False when it did not exist."""
         with self.transaction() as c:
             c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             c.execute("DELETE FROM texts WHERE doc_id = ?", (doc_id,))
-            return c.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
+            existed = c.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
+        self._corpus.stale()
+        return existed
 
     def document_text(self, doc_id: str) -> tuple[str, list[tuple[int, int, int]] | None] | None:
         """The document's text and its PDF pages as (page, start, end) spans; None if not stored."""
@@ -359,13 +356,17 @@ class KnowledgeIndex:
     # --- chunks ------------------------------------------------------------------------------
 
     def bm25(self, query: str, limit: int, doc_ids: list[str] | None = None) -> list[tuple[StoredChunk, float]]:
-        """Best chunks by keyword score (higher is better): BM25 on SQLite, ts_rank_cd on Postgres; optionally
-        only from some documents (none: no chunks)."""
-        match = fts_query(query) if self.db.dialect == "sqlite" else tsquery(query)
-        if match is None or doc_ids is not None and not doc_ids:
+        """Best chunks by BM25 (higher is better; FTS5's on SQLite, backend/rag/pgkeywords.py's on Postgres),
+        optionally only from some documents (none: no chunks)."""
+        terms = content_terms(query)
+        if not terms or doc_ids is not None and not doc_ids:
             return []
         scope = f"AND c.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids is not None else ""
-        rows = self.rows(_KEYWORDS[self.db.dialect].format(scope=scope), (match, *(doc_ids or []), limit))
+        args: tuple = (fts_query(query), *(doc_ids or []), limit)
+        if self.db.dialect == "postgres":
+            chunks, mean_length = self._corpus.get()
+            args = (" ".join(terms), chunks, mean_length, pgkeywords.tsquery(terms), *args[1:])
+        rows = self.rows(_KEYWORDS[self.db.dialect].replace("{scope}", scope), args)
         return [(_chunk(r), float(r["score"])) for r in rows]
 
     def chunks_between(self, doc_id: str, first: int, last: int) -> list[StoredChunk]:
