@@ -111,20 +111,24 @@ class PgVectorStore:
     ) -> dict[str, Any]:
         """The n_results nearest vectors to each query vector by cosine distance, in Chroma's result shape."""
         condition, args = where_sql(where)
+        wanted = ", embedding::text" if "embeddings" in include else ""
+        sql = (
+            f"SELECT id, embedding <=> ?::vector AS distance, metadata, document{wanted} FROM vectors "
+            f"WHERE {condition} ORDER BY distance LIMIT ?"
+        )
         out: dict[str, Any] = {"ids": []} | {k: [] for k in ("distances", "metadatas", "documents", "embeddings")}
-        with self.db.transaction() as conn:  # SET LOCAL lives as long as the transaction
-            _search_settings(conn, n_results, filtered=bool(where))
+        with self.db.transaction() as conn:  # set_config(…, true) lasts as long as the transaction
+            conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", (str(max(HNSW_EF_SEARCH, n_results)),))
             for vector in query_embeddings:
-                rows = conn.execute(
-                    "SELECT id, embedding <=> ?::vector AS distance, metadata, document, embedding::text AS embedding "
-                    f"FROM vectors WHERE {condition} ORDER BY distance LIMIT ?",
-                    (vector_text(vector), *args, n_results),
-                ).fetchall()
+                params = (vector_text(vector), *args, n_results)
+                rows = conn.execute(sql, params).fetchall()
+                if where and len(rows) < n_results:
+                    rows = _exactly(conn, sql, params)
                 out["ids"].append([r[0] for r in rows])
                 out["distances"].append([float(r[1]) for r in rows])
                 out["metadatas"].append([_metadata(r[2]) for r in rows])
                 out["documents"].append([r[3] for r in rows])
-                out["embeddings"].append([json.loads(r[4]) for r in rows])
+                out["embeddings"].append([json.loads(r[4]) for r in rows] if wanted else None)
         return _only(out, include)
 
     def get(
@@ -165,13 +169,15 @@ class PgVectorStore:
             return int(conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
 
 
-def _search_settings(conn: Conn, n_results: int, filtered: bool) -> None:
-    """Let HNSW return n_results even past its default candidate list. A filtered query is answered exactly, by
-    the document index and a sort, not by HNSW: HNSW would filter its candidates after the fact and could return
-    fewer than asked (pgserver's pgvector is 0.6, without 0.8's iterative scans), while Chroma's filter does not."""
-    conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", (str(max(HNSW_EF_SEARCH, n_results)),))
-    if filtered:
-        conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+def _exactly(conn: Conn, sql: str, params: Sequence[Any]) -> list[Any]:
+    """The query again without HNSW: by the document index (or a scan) and a sort. HNSW filters its candidates
+    after the fact, so a `where` that rules out the nearest ones leaves fewer than asked (pgserver's pgvector is
+    0.6, without 0.8's iterative scans); Chroma's filtered search returns them all, and so does this."""
+    conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.execute("SELECT set_config('enable_indexscan', 'on', true)")
 
 
 def _metadata(value: Any) -> dict[str, Any]:
