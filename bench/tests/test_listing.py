@@ -13,6 +13,7 @@ def test_every_benchmark_module_is_listed_with_its_docstring_and_helpers_are_not
         "relevance_floor",
         "retrieval",
         "runs_load",
+        "search_storage",
         "speed",
         "stop",
         "stream",
