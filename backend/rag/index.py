@@ -232,6 +232,7 @@ def _dicts(cursor: Cursor, description: Any) -> list[dict[str, Any]]:
 # the active version's chunks, with their document's name (not `c.*`: on Postgres it would drag the tsvector along)
 _CHUNK = 'c.doc_id, c.version, c.idx, c.text, c.page, c.section, c.start, c."end", c.hash, d.name AS document'
 _ACTIVE = "FROM chunks c JOIN documents d ON d.id = c.doc_id AND d.version = c.version"
+SPANS_PER_READ = 100  # well under SQLite's expression depth (1000) and variable (32766) limits
 # keyword search per engine, with {scope} to fill
 _KEYWORDS = {
     "sqlite": f"SELECT {_CHUNK}, -bm25(chunks_fts) AS score FROM chunks_fts "
@@ -376,6 +377,21 @@ class KnowledgeIndex:
             (doc_id, first, last),
         )
         return [_chunk(r) for r in rows]
+
+    def chunks_in(self, spans: list[tuple[str, int, int]]) -> dict[tuple[str, int, int], list[StoredChunk]]:
+        """The active version's chunks of several (document id, first, last) spans, by span, in order: one read per
+        SPANS_PER_READ spans (a round trip per span is what a search's passages cost on Postgres otherwise)."""
+        found: dict[tuple[str, int, int], list[StoredChunk]] = {span: [] for span in spans}
+        batch = list(found)
+        for start in range(0, len(batch), SPANS_PER_READ):
+            part = batch[start : start + SPANS_PER_READ]
+            where = " OR ".join(["(c.doc_id = ? AND c.idx BETWEEN ? AND ?)"] * len(part))
+            sql = f"SELECT {_CHUNK} {_ACTIVE} WHERE {where} ORDER BY c.doc_id, c.idx"
+            for chunk in map(_chunk, self.rows(sql, tuple(x for span in part for x in span))):
+                for doc, first, last in part:
+                    if doc == chunk.doc_id and first <= chunk.idx <= last:
+                        found[(doc, first, last)].append(chunk)
+        return found
 
     def count_chunks(self) -> int:
         """Chunks of active versions."""

@@ -206,12 +206,16 @@ class HybridRetriever:
         ranges: dict[str, list[list]] = defaultdict(list)  # doc -> [first, last, best hit, fused]
         for (doc, idx), score in hits:
             ranges[doc].append([idx - w, idx + w, idx, score])
+        merged = [
+            (doc, max(0, f), last, hit, score)
+            for doc, spans in ranges.items()
+            for f, last, hit, score in merge_ranges(spans)
+        ]
+        found = self.index.chunks_in([(doc, first, last) for doc, first, last, _, _ in merged])  # one read for all
         passages: list[Passage] = []
-        for doc, spans in ranges.items():
-            for first, last, hit, score in merge_ranges(spans):
-                chunks = self.index.chunks_between(doc, max(0, first), last)
-                if chunks:
-                    passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
+        for doc, first, last, hit, score in merged:
+            if chunks := found[(doc, first, last)]:
+                passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
         for doc in scope or []:
             opening = [p for p in passages if p.doc_id == doc and p.chunks[0].idx == 0]
             intro = self.index.chunks_between(doc, 0, self.config.intro_chunks - 1) if not opening else []

@@ -2,6 +2,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from backend.rag import index as index_module
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.search import SearchConfig
 from backend.tests.conftest import fake_settings
@@ -75,3 +76,12 @@ def test_variants_are_fused_with_the_main_query(kb):
     widened = kb.retriever.run("puffins", 8, variants=["radio beacon fog"]).sources
     assert "Radio" not in " ".join(s["text"] for s in plain[:1])
     assert any("radio beacon" in s["text"] for s in widened)
+
+
+def test_passage_spans_read_together_equal_span_by_span_reads(kb, monkeypatch):
+    monkeypatch.setattr(index_module, "SPANS_PER_READ", 2)  # three reads for five spans
+    lighthouse, bakery = kb.index.by_name("lighthouse.md").id, kb.index.by_name("bakery.md").id
+    spans = [(lighthouse, 0, 1), (lighthouse, 3, 3), (bakery, 0, 5), (lighthouse, 6, 9), (bakery, 4, 5)]
+    found = kb.index.chunks_in(spans)
+    assert found == {span: kb.index.chunks_between(*span) for span in spans}
+    assert [c.idx for c in found[(lighthouse, 6, 9)]] == [6, 7] and found[(bakery, 4, 5)] == []
