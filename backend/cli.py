@@ -19,9 +19,9 @@ from backend.llm.factory import embedding_function, uses_minilm
 from backend.llm.model_files import MODELS, ModelFileError, ensure_model
 from backend.rag.embeddings import ensure_onnx_files
 from backend.rag.ingestion import iter_files
-from backend.rag.knowledge import KnowledgeBase
+from backend.rag.knowledge import KnowledgeBase, knowledge_database
 from backend.rag.loaders import DocumentError
-from backend.rag.store import open_client, open_collection
+from backend.rag.store import open_vectors
 from backend.settings import Settings, get_settings
 
 
@@ -47,7 +47,13 @@ def ingest(settings: Settings, paths: list[Path], if_empty: bool) -> int:
     if missing:
         raise SystemExit(f"no such file or folder: {', '.join(map(str, missing))}")
     embed, embed_name = embedding_function(settings)
-    kb = KnowledgeBase(settings, open_collection(open_client(settings), settings.collection, embed), embed, embed_name)
+    with knowledge_database(settings) as db:
+        kb = KnowledgeBase(settings, db, open_vectors(settings, db, embed), embed, embed_name)
+        return ingest_into(kb, paths, if_empty)
+
+
+def ingest_into(kb: KnowledgeBase, paths: list[Path], if_empty: bool) -> int:
+    """Ingest into an open knowledge base; returns the number of failed files."""
     if if_empty and kb.index.documents():
         print(f"knowledge base already holds {len(kb.index.documents())} documents; skipping sample ingestion")
         return 0

@@ -45,7 +45,7 @@ from backend.llm.factory import open_models
 from backend.llm.prime import prime_slots
 from backend.memory.conversations import ConversationStore, delete_thread_rows, record_turn
 from backend.rag.knowledge import KnowledgeBase
-from backend.rag.store import open_client, open_collection
+from backend.rag.store import open_vector_store
 from backend.runs.log import RunLog
 from backend.runs.runner import TurnRunner
 from backend.runs.summary import SummaryScheduler
@@ -103,16 +103,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         open_models(settings, layout) as models,
         open_storage(settings) as storage,
         RunLog.open(storage.runs) as runlog,
+        open_vector_store(settings, storage.knowledge, models.embedding_function) as vectors,
     ):
         accounts = await open_accounts(settings, storage.accounts)
         db = storage.conversations
         conversations = ConversationStore(db)
         await conversations.setup()
         checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
-        client = await asyncio.to_thread(open_client, settings)
-        collection = await asyncio.to_thread(open_collection, client, settings.collection, models.embedding_function)
         knowledge = await asyncio.to_thread(
-            KnowledgeBase, settings, collection, models.embedding_function, models.embedding_model
+            KnowledgeBase, settings, storage.knowledge, vectors, models.embedding_function, models.embedding_model
         )
         await asyncio.to_thread(knowledge.warm_up)
         await knowledge.collections.setup()

@@ -32,10 +32,10 @@ import httpx
 
 from backend.main import create_app
 from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
-from backend.rag.knowledge import KnowledgeBase
+from backend.rag.knowledge import KnowledgeBase, knowledge_database
 from backend.rag.rerank import EmbeddingReranker, FlashRankReranker, FusionOrder, Reranker
 from backend.rag.search import HybridRetriever, SearchConfig
-from backend.rag.store import open_client, open_collection
+from backend.rag.store import open_vectors
 from backend.settings import Settings
 from bench.lib import DATASETS, report
 from bench.lib.server import asgi_client
@@ -210,14 +210,12 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     setup |= {"candidates": settings.search_candidates, "chunk_target_tokens": settings.chunk_target_tokens}
     report.progress(f"ingesting {subset.description} into {work}")
     embed = OfflineMiniLM(ensure_onnx_files(settings.cache_dir))
-    collection = open_collection(open_client(settings), settings.collection, embed)
-    kb = KnowledgeBase(settings, collection, embed, EMBED_MODEL)
-    try:
+    with knowledge_database(settings) as db:
+        collection = open_vectors(settings, db, embed)
+        kb = KnowledgeBase(settings, db, collection, embed, EMBED_MODEL)
         ingestion = ingest(kb, collection, embed, settings, coll, subset)
         report.progress(f"evaluating {len(queries)} queries (load {report.load()})")
         quality_ = quality(kb, collection, embed, settings, coll, queries)
-    finally:
-        kb.index.close()
     report.progress(f"timing POST /api/search (load {report.load()})")
     apps = app_settings(settings, quality_["flashrank_skipped"] is None)
     timings = asyncio.run(latency(apps, [coll.queries[q] for q in queries]))

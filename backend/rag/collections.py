@@ -7,17 +7,16 @@ shared with for writing. Nobody else reads a personal collection, admins include
 function that turns this rule into the set of document ids a reader may see; search, mentions, the probe, the
 documents routes and citations all use it.
 
-The records live beside the document registry (knowledge.sqlite): `documents.collection` holds a document's
+The records live beside the document registry (knowledge.sqlite, or Postgres): `documents.collection` holds a document's
 collection id, "" for one filed in none (made with RAG_AUTH=off or by the CLI, adopted by the first admin's team
 collection when accounts are on). Groups and their members live with the accounts (backend/accounts).
 """
 
 import asyncio
 import logging
-import sqlite3
 import uuid
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from backend.clock import now
 from backend.rag.index import KnowledgeIndex
@@ -26,7 +25,7 @@ log = logging.getLogger(__name__)
 Kind = Literal["personal", "team", "group"]
 Access = Literal["read", "write"]
 TEAM = "team"  # the name of the team collection documents from before accounts move into
-_SCHEMA = """
+_SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
@@ -44,7 +43,16 @@ CREATE TABLE IF NOT EXISTS collection_groups (
     PRIMARY KEY (collection_id, group_id)
 );
 """
-_COLUMNS = "id, name, kind, owner, users_write, created_at"
+_COLUMNS = "id, name, kind, owner, users_write, created_at"  # on Postgres: migration 0003_knowledge
+_SHARE = (
+    "INSERT INTO collection_groups (collection_id, group_id, access) VALUES (?, ?, ?) "
+    "ON CONFLICT (collection_id, group_id) DO UPDATE SET access = excluded.access"
+)
+# unfiled documents move unless one of the team collection's has their name (SQLite's UPDATE OR IGNORE, portably)
+_ADOPT = (
+    "UPDATE documents SET collection = ? WHERE collection = '' AND NOT EXISTS "
+    "(SELECT 1 FROM documents o WHERE o.collection = ? AND lower(o.name) = lower(documents.name))"
+)
 
 
 class NameTaken(Exception):
@@ -96,7 +104,7 @@ def may_write(reader: Reader, collection: CollectionRecord) -> bool:
 
 
 class CollectionStore(Protocol):
-    """What the server needs from collection storage (SQLite beside the registry today, Postgres later)."""
+    """What the server needs from collection storage (beside the registry, on SQLite or Postgres)."""
 
     async def setup(self) -> None:
         """Create or upgrade the storage."""
@@ -126,32 +134,36 @@ class CollectionStore(Protocol):
         """Remove the user's personal collection; the ids of its documents, now readable by nobody, to delete."""
 
 
-def _record(row: sqlite3.Row, shares: dict[str, list[tuple[str, Access]]]) -> CollectionRecord:
-    return CollectionRecord(row[0], row[1], row[2], row[3], bool(row[4]), row[5], tuple(shares.get(row[0], [])))
+def _record(row: Any, shares: dict[str, list[tuple[str, Access]]]) -> CollectionRecord:
+    """A record from a row of _COLUMNS (read by position: a dict's values or a cursor's tuple)."""
+    values = list(row.values()) if isinstance(row, dict) else row
+    return CollectionRecord(*values[:4], bool(values[4]), values[5], tuple(shares.get(values[0], [])))
 
 
-class SqliteCollections:
-    """Collections in knowledge.sqlite, next to the documents they hold."""
+class RegistryCollections:
+    """Collections in the registry's database (knowledge.sqlite or Postgres), next to the documents they hold."""
 
     def __init__(self, index: KnowledgeIndex) -> None:
         self.index = index
 
     async def setup(self) -> None:
-        """Create the table (idempotent)."""
+        """Create the SQLite tables (idempotent); Postgres has them from its migrations."""
         await asyncio.to_thread(self._setup)
 
     def _setup(self) -> None:
+        if self.index.db.dialect != "sqlite":
+            return
         with self.index.transaction() as c:
-            for statement in filter(str.strip, _SCHEMA.split(";")):
+            for statement in filter(str.strip, _SQLITE_SCHEMA.split(";")):
                 c.execute(statement)
 
     def _select(self, where: str, args: tuple) -> list[CollectionRecord]:
         """Collections matching a WHERE clause, with their group shares: personal first, then team, then group."""
-        order = "CASE kind WHEN 'personal' THEN 0 WHEN 'team' THEN 1 ELSE 2 END, name COLLATE NOCASE, id"
+        order = "CASE kind WHEN 'personal' THEN 0 WHEN 'team' THEN 1 ELSE 2 END, lower(name), id"
         rows = self.index.rows(f"SELECT {_COLUMNS} FROM collections WHERE {where} ORDER BY {order}", args)
         shares: dict[str, list[tuple[str, Access]]] = {}
         for row in self.index.rows("SELECT collection_id, group_id, access FROM collection_groups ORDER BY group_id"):
-            shares.setdefault(row[0], []).append((row[1], row[2]))
+            shares.setdefault(row["collection_id"], []).append((row["group_id"], row["access"]))
         return [_record(r, shares) for r in rows]
 
     async def collection(self, collection_id: str) -> CollectionRecord | None:
@@ -166,7 +178,8 @@ class SqliteCollections:
     def _personal(self, user_id: str) -> CollectionRecord:
         with self.index.transaction() as c:
             c.execute(
-                f"INSERT OR IGNORE INTO collections ({_COLUMNS}) VALUES (?, 'Personal', 'personal', ?, 0, ?)",
+                f"INSERT INTO collections ({_COLUMNS}) VALUES (?, 'Personal', 'personal', ?, 0, ?) "
+                "ON CONFLICT DO NOTHING",
                 (uuid.uuid4().hex[:16], user_id, now()),
             )
             row = c.execute(
@@ -188,7 +201,7 @@ class SqliteCollections:
                 (collection_id, group_id),
             )
         else:
-            sql = "INSERT OR REPLACE INTO collection_groups (collection_id, group_id, access) VALUES (?, ?, ?)"
+            sql = _SHARE
             args = (collection_id, group_id, access)
         await asyncio.to_thread(self._write, sql, args)
 
@@ -203,7 +216,7 @@ class SqliteCollections:
                     f"INSERT INTO collections ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
                     (r.id, r.name, r.kind, r.owner, int(r.users_write), r.created_at),
                 )
-        except sqlite3.IntegrityError as exc:
+        except self.index.db.integrity_error as exc:
             raise NameTaken(r.name) from exc
 
     async def visible(self, reader: Reader) -> list[CollectionRecord]:
@@ -217,7 +230,7 @@ class SqliteCollections:
         if not ids:
             return frozenset()
         sql = f"SELECT id FROM documents WHERE collection IN ({','.join('?' * len(ids))})"
-        return frozenset(r[0] for r in await asyncio.to_thread(self.index.rows, sql, tuple(ids)))
+        return frozenset(r["id"] for r in await asyncio.to_thread(self.index.rows, sql, tuple(ids)))
 
     async def adopt_unfiled(self, admin_id: str) -> int:
         """Documents filed in no collection move to the team collection (made for the admin when missing)."""
@@ -241,12 +254,12 @@ class SqliteCollections:
             if not c.execute("SELECT 1 FROM documents WHERE collection = '' LIMIT 1").fetchone():
                 return 0
             c.execute(
-                f"INSERT OR IGNORE INTO collections ({_COLUMNS}) VALUES (?, ?, 'team', ?, 0, ?)",
+                f"INSERT INTO collections ({_COLUMNS}) VALUES (?, ?, 'team', ?, 0, ?) ON CONFLICT DO NOTHING",
                 (uuid.uuid4().hex[:16], TEAM, admin_id, now()),
             )
-            team = c.execute("SELECT id FROM collections WHERE kind = 'team' AND name = ? COLLATE NOCASE", (TEAM,))
+            team = c.execute("SELECT id FROM collections WHERE kind = 'team' AND lower(name) = lower(?)", (TEAM,))
             team_id = team.fetchone()[0]
-            moved = c.execute("UPDATE OR IGNORE documents SET collection = ? WHERE collection = ''", (team_id,))
+            moved = c.execute(_ADOPT, (team_id, team_id))
             left = c.execute("SELECT COUNT(*) FROM documents WHERE collection = ''").fetchone()[0]
         if left:
             log.warning("%d unfiled document(s) share a name with one in %r and stay unfiled", left, TEAM)

@@ -1,21 +1,24 @@
-"""KnowledgeIndex: the document registry, chunk texts and the BM25 index (SQLite FTS5), in one file on disk.
+"""KnowledgeIndex: the document registry, chunk texts and keyword search, on a Database (backend/store).
 
-Each document has an active `version`; its chunks are replaced in one transaction, so a search never sees a
-mix of old and new chunks and never finds the document missing. Chroma holds the vectors under the same
-(document id, version, chunk index); hits from any other version are ignored.
+On SQLite (knowledge.sqlite) keyword search is FTS5's BM25 and the file upgrades itself in place; on Postgres the
+tables come from the Alembic migration 0003_knowledge and keyword search is BM25 computed over full-text search (a
+generated `tsvector` column with a GIN index; backend/rag/pgkeywords.py). Each document has an active `version`;
+its chunks are replaced in one transaction, so a search never sees a mix of old and new chunks and never finds the
+document missing. The vector store holds the vectors under the same (document id, version, chunk index); hits from
+any other version are ignored.
 """
 
 import json
 import re
 import sqlite3
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 from backend.clock import now
+from backend.rag import pgkeywords
 from backend.rag.chunking import Chunk
+from backend.store.database import Conn, Cursor, Database
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -195,68 +198,88 @@ class StoredChunk:
     hash: str
 
 
+def content_terms(text: str) -> list[str]:
+    """The text's distinct lower-cased words that are not stopwords, in order."""
+    return [t for t in dict.fromkeys(w.lower() for w in _TERM_RE.findall(text)) if t not in STOPWORDS]
+
+
 def fts_query(text: str) -> str | None:
     """An FTS5 OR-query of the text's content words (quoted, so user text can never be FTS syntax)."""
-    terms = [t for t in dict.fromkeys(w.lower() for w in _TERM_RE.findall(text)) if t not in STOPWORDS]
-    return " OR ".join(f'"{t}"' for t in terms) or None
+    return " OR ".join(f'"{t}"' for t in content_terms(text)) or None
+
+
+def _setup_sqlite(db: Database) -> None:
+    """Create knowledge.sqlite's tables, or upgrade a file made by an older Ragline in place."""
+    with db.connection() as conn:
+        assert isinstance(conn, sqlite3.Connection)
+        conn.executescript(_SCHEMA)
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
+        if "flagged" not in columns:  # knowledge.sqlite made before chunks were scanned for injections
+            conn.execute("ALTER TABLE documents ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0")
+        if "collection" not in columns:
+            try:
+                conn.executescript(f"BEGIN IMMEDIATE;{_ADD_COLLECTION}COMMIT;")
+            except sqlite3.Error:
+                conn.execute("ROLLBACK")
+                raise
+
+
+def _dicts(cursor: Cursor, description: Any) -> list[dict[str, Any]]:
+    names = [column[0] for column in description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+# the active version's chunks, with their document's name (not `c.*`: on Postgres it would drag the tsvector along)
+_CHUNK = 'c.doc_id, c.version, c.idx, c.text, c.page, c.section, c.start, c."end", c.hash, d.name AS document'
+_ACTIVE = "FROM chunks c JOIN documents d ON d.id = c.doc_id AND d.version = c.version"
+SPANS_PER_READ = 100  # well under SQLite's expression depth (1000) and variable (32766) limits
+# keyword search per engine, with {scope} to fill
+_KEYWORDS = {
+    "sqlite": f"SELECT {_CHUNK}, -bm25(chunks_fts) AS score FROM chunks_fts "
+    "JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
+    "WHERE chunks_fts MATCH ? {scope} "
+    "ORDER BY bm25(chunks_fts) LIMIT ?",
+    "postgres": pgkeywords.SEARCH.replace("{columns}", _CHUNK),  # BM25 in SQL over full-text search
+}
 
 
 class KnowledgeIndex:
-    """Thread-safe access to knowledge.sqlite (callers run it in a worker thread from async code)."""
+    """The registry and keyword search on a Database; blocking (callers run it in a worker thread from async code)."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(_SCHEMA)
-        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(documents)")}
-        if "flagged" not in columns:  # knowledge.sqlite made before chunks were scanned for injections
-            self._conn.execute("ALTER TABLE documents ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0")
-        if "collection" not in columns:
-            try:
-                self._conn.executescript(f"BEGIN IMMEDIATE;{_ADD_COLLECTION}COMMIT;")
-            except sqlite3.Error:
-                self._conn.execute("ROLLBACK")
-                raise
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        if db.dialect == "sqlite":
+            _setup_sqlite(db)
+        # names are unique per collection regardless of case: SQLite's column is COLLATE NOCASE (its index serves
+        # `name = ?`), Postgres has a unique index on lower(name)
+        self._same_name = "name = ?" if db.dialect == "sqlite" else "lower(name) = lower(?)"
+        self._corpus = pgkeywords.CorpusStats(db)
 
-    def close(self) -> None:
-        """Close the connection once no other thread is using it."""
-        with self._lock:
-            self._conn.close()
+    def transaction(self) -> AbstractContextManager[Conn]:
+        """A transaction on the index's database (see Database.transaction)."""
+        return self.db.transaction()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-
-    def rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
-        """The rows of one read."""
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+    def rows(self, sql: str, args: tuple = ()) -> list[dict[str, Any]]:
+        """The rows of one read, as dicts by column name."""
+        with self.db.connection() as conn:
+            cursor = conn.execute(sql, args)
+            return _dicts(cursor, cursor.description)  # type: ignore[attr-defined]
 
     # --- documents ---------------------------------------------------------------------------
 
     def documents(self) -> list[DocumentRecord]:
         """Every document, by name."""
-        return [DocumentRecord(**dict(r)) for r in self.rows("SELECT * FROM documents ORDER BY name")]
+        return [DocumentRecord(**r) for r in self.rows("SELECT * FROM documents ORDER BY lower(name), id")]
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         """One document by id."""
         rows = self.rows("SELECT * FROM documents WHERE id = ?", (doc_id,))
-        return DocumentRecord(**dict(rows[0])) if rows else None
+        return DocumentRecord(**rows[0]) if rows else None
 
     def by_name(self, name: str, collection: str = "") -> DocumentRecord | None:
         """One document of a collection by name, case-insensitive."""
-        rows = self.rows("SELECT * FROM documents WHERE name = ? AND collection = ?", (name, collection))
-        return DocumentRecord(**dict(rows[0])) if rows else None
+        rows = self.rows(f"SELECT * FROM documents WHERE {self._same_name} AND collection = ?", (name, collection))
+        return DocumentRecord(**rows[0]) if rows else None
 
     def upsert_pending(self, doc_id: str, name: str, type_: str, size: int, collection: str = "") -> None:
         """Create the row for a new upload (status queued) in a collection, or mark an existing one queued."""
@@ -293,12 +316,13 @@ class KnowledgeIndex:
         with self.transaction() as c:
             if text is not None:
                 c.execute(
-                    "INSERT OR REPLACE INTO texts (doc_id, version, text, pages) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO texts (doc_id, version, text, pages) VALUES (?, ?, ?, ?) ON CONFLICT (doc_id) "
+                    "DO UPDATE SET version = excluded.version, text = excluded.text, pages = excluded.pages",
                     (doc_id, version, text, json.dumps(page_spans) if page_spans else None),
                 )
             c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             c.executemany(
-                "INSERT INTO chunks (doc_id, version, idx, text, page, section, start, end, hash) "
+                'INSERT INTO chunks (doc_id, version, idx, text, page, section, start, "end", hash) '
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, version, k.index, k.text, k.page, k.section, k.start, k.end, k.hash) for k in chunks],
             )
@@ -307,13 +331,16 @@ class KnowledgeIndex:
                 "status = 'ready', progress = 1, error = NULL, ingested_at = ?, flagged = ? WHERE id = ?",
                 (type_, size, pages, len(chunks), sha256, version, now(), flagged, doc_id),
             )
+        self._corpus.stale()
 
     def delete(self, doc_id: str) -> bool:
         """Remove a document and its chunks; False when it did not exist."""
         with self.transaction() as c:
             c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             c.execute("DELETE FROM texts WHERE doc_id = ?", (doc_id,))
-            return c.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
+            existed = c.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
+        self._corpus.stale()
+        return existed
 
     def document_text(self, doc_id: str) -> tuple[str, list[tuple[int, int, int]] | None] | None:
         """The document's text and its PDF pages as (page, start, end) spans; None if not stored."""
@@ -330,35 +357,48 @@ class KnowledgeIndex:
     # --- chunks ------------------------------------------------------------------------------
 
     def bm25(self, query: str, limit: int, doc_ids: list[str] | None = None) -> list[tuple[StoredChunk, float]]:
-        """Best chunks by BM25 (higher score is better), optionally only from some documents (none: no chunks)."""
-        match = fts_query(query)
-        if match is None or doc_ids is not None and not doc_ids:
+        """Best chunks by BM25 (higher is better; FTS5's on SQLite, backend/rag/pgkeywords.py's on Postgres),
+        optionally only from some documents (none: no chunks)."""
+        terms = content_terms(query)
+        if not terms or doc_ids is not None and not doc_ids:
             return []
         scope = f"AND c.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids is not None else ""
-        rows = self.rows(
-            "SELECT c.*, d.name AS document, -bm25(chunks_fts) AS score FROM chunks_fts "
-            "JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
-            f"WHERE chunks_fts MATCH ? {scope} ORDER BY bm25(chunks_fts) LIMIT ?",
-            (match, *(doc_ids or []), limit),
-        )
+        args: tuple = (fts_query(query), *(doc_ids or []), limit)
+        if self.db.dialect == "postgres":
+            chunks, mean_length = self._corpus.get()
+            args = (" ".join(terms), chunks, mean_length, pgkeywords.tsquery(terms), *args[1:])
+        rows = self.rows(_KEYWORDS[self.db.dialect].replace("{scope}", scope), args)
         return [(_chunk(r), float(r["score"])) for r in rows]
 
     def chunks_between(self, doc_id: str, first: int, last: int) -> list[StoredChunk]:
         """The active version's chunks with index in [first, last], in order."""
         rows = self.rows(
-            "SELECT c.*, d.name AS document FROM chunks c "
-            "JOIN documents d ON d.id = c.doc_id AND d.version = c.version "
-            "WHERE c.doc_id = ? AND c.idx BETWEEN ? AND ? ORDER BY c.idx",
+            f"SELECT {_CHUNK} {_ACTIVE} WHERE c.doc_id = ? AND c.idx BETWEEN ? AND ? ORDER BY c.idx",
             (doc_id, first, last),
         )
         return [_chunk(r) for r in rows]
+
+    def chunks_in(self, spans: list[tuple[str, int, int]]) -> dict[tuple[str, int, int], list[StoredChunk]]:
+        """The active version's chunks of several (document id, first, last) spans, by span, in order: one read per
+        SPANS_PER_READ spans (a round trip per span is what a search's passages cost on Postgres otherwise)."""
+        found: dict[tuple[str, int, int], list[StoredChunk]] = {span: [] for span in spans}
+        batch = list(found)
+        for start in range(0, len(batch), SPANS_PER_READ):
+            part = batch[start : start + SPANS_PER_READ]
+            where = " OR ".join(["(c.doc_id = ? AND c.idx BETWEEN ? AND ?)"] * len(part))
+            sql = f"SELECT {_CHUNK} {_ACTIVE} WHERE {where} ORDER BY c.doc_id, c.idx"
+            for chunk in map(_chunk, self.rows(sql, tuple(x for span in part for x in span))):
+                for doc, first, last in part:
+                    if doc == chunk.doc_id and first <= chunk.idx <= last:
+                        found[(doc, first, last)].append(chunk)
+        return found
 
     def count_chunks(self) -> int:
         """Chunks of active versions."""
         return int(self.rows("SELECT COALESCE(SUM(chunks), 0) AS n FROM documents WHERE version > 0")[0]["n"])
 
 
-def _chunk(row: sqlite3.Row) -> StoredChunk:
+def _chunk(row: dict[str, Any]) -> StoredChunk:
     return StoredChunk(
         doc_id=row["doc_id"],
         document=row["document"],

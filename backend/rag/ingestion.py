@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from chromadb.api.models.Collection import Collection
-
 from backend.guardrails.injection import score_injection
 from backend.rag.chunking import Chunk, chunk_sections, full_text, page_spans
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.limits import UploadLimits
 from backend.rag.loaders import SUPPORTED_TYPES, DocumentError, LoadedDocument, document_type, load_document
+from backend.rag.store import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +62,7 @@ class Ingestor:
     def __init__(
         self,
         index: KnowledgeIndex,
-        collection: Collection,
+        collection: VectorStore,
         embed: Any,
         target_tokens: int,
         overlap_tokens: int,

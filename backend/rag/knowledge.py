@@ -2,20 +2,22 @@
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-from chromadb.api.models.Collection import Collection
-
-from backend.rag.collections import SqliteCollections
+from backend.rag.collections import RegistryCollections
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.ingestion import Ingestor, Prepared
 from backend.rag.limits import UploadLimits
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.rerank import choose_reranker
 from backend.rag.search import HybridRetriever, SearchConfig
+from backend.rag.store import VectorStore
 from backend.settings import Settings
+from backend.store.database import Database
+from backend.store.postgres import CONNECT_TIMEOUT_SECONDS, PostgresDatabase
+from backend.store.sqlite import SqliteDatabase
 
 log = logging.getLogger(__name__)
 SHUTDOWN_WAIT_SECONDS = 30.0
@@ -47,12 +49,37 @@ def upload_limits(settings: Settings) -> UploadLimits:
     )
 
 
+def connect_knowledge_database(settings: Settings) -> SqliteDatabase | PostgresDatabase:
+    """The registry's database, opened (blocking): knowledge.sqlite in the data dir, or the Postgres of
+    RAG_DATABASE_URL migrated to this code's schema. The caller closes it."""
+    if settings.database_url is None:
+        settings.knowledge_path.parent.mkdir(parents=True, exist_ok=True)
+        return SqliteDatabase(settings.knowledge_path)
+    from backend.store.migrate import upgrade  # Alembic and SQLAlchemy load only when Postgres is used
+
+    url = settings.database_url.get_secret_value()
+    upgrade(url)
+    pg = PostgresDatabase(url, settings.database_pool_size)
+    pg.pool.open(True, CONNECT_TIMEOUT_SECONDS)
+    return pg
+
+
+@contextmanager
+def knowledge_database(settings: Settings) -> Iterator[Database]:
+    """The registry's database for the block (CLI, benchmarks, tests)."""
+    db = connect_knowledge_database(settings)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
 class KnowledgeBase:
     """Everything about documents: ingestion (now or queued), collections, deletion and search."""
 
-    def __init__(self, settings: Settings, collection: Collection, embed: Any, embed_model: str) -> None:
-        self.index = KnowledgeIndex(settings.knowledge_path)
-        self.collections = SqliteCollections(self.index)
+    def __init__(self, settings: Settings, db: Database, collection: VectorStore, embed: Any, embed_model: str) -> None:
+        self.index = KnowledgeIndex(db)
+        self.collections = RegistryCollections(self.index)
         self.collection = collection
         self.embed_query = QueryEmbedder(embed, embed_model)
         self.reranker = choose_reranker(
@@ -92,7 +119,6 @@ class KnowledgeBase:
             await asyncio.gather(worker, return_exceptions=True)
             if not await asyncio.to_thread(self.ingestor.wait_idle, SHUTDOWN_WAIT_SECONDS):
                 log.warning("an ingestion was still running at shutdown; it is marked interrupted on next start")
-            self.index.close()
 
     async def submit(self, name: str, data: bytes, collection: str = "") -> tuple[DocumentRecord, str]:
         """Check and parse now (DocumentError on bad input), embed in the background; returns (record, outcome)."""

@@ -8,15 +8,15 @@ that are both above an absolute floor and within a margin of the best one.
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-from chromadb.api.models.Collection import Collection
 
 from backend.rag.passages import Passage
+from backend.rag.store import VectorStore
 
 Key = tuple[str, int]  # (document id, chunk index)
 
 
 def chunk_similarities(
-    collection: Collection,
+    collection: VectorStore,
     query_vector: list[float],
     keys: Iterable[Key],
     versions: Mapping[str, int],

@@ -5,14 +5,13 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from chromadb.api.models.Collection import Collection
-
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.relevance import above_floor, chunk_similarities
 from backend.rag.rerank import Reranker
+from backend.rag.store import VectorStore
 
 RRF_K = 60
 Key = tuple[str, int]  # (document id, chunk index)
@@ -47,7 +46,7 @@ class HybridRetriever:
     def __init__(
         self,
         index: KnowledgeIndex,
-        collection: Collection,
+        collection: VectorStore,
         embed_query: QueryEmbedder,
         reranker: Reranker,
         config: SearchConfig,
@@ -207,12 +206,16 @@ class HybridRetriever:
         ranges: dict[str, list[list]] = defaultdict(list)  # doc -> [first, last, best hit, fused]
         for (doc, idx), score in hits:
             ranges[doc].append([idx - w, idx + w, idx, score])
+        merged = [
+            (doc, max(0, f), last, hit, score)
+            for doc, spans in ranges.items()
+            for f, last, hit, score in merge_ranges(spans)
+        ]
+        found = self.index.chunks_in([(doc, first, last) for doc, first, last, _, _ in merged])  # one read for all
         passages: list[Passage] = []
-        for doc, spans in ranges.items():
-            for first, last, hit, score in merge_ranges(spans):
-                chunks = self.index.chunks_between(doc, max(0, first), last)
-                if chunks:
-                    passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
+        for doc, first, last, hit, score in merged:
+            if chunks := found[(doc, first, last)]:
+                passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
         for doc in scope or []:
             opening = [p for p in passages if p.doc_id == doc and p.chunks[0].idx == 0]
             intro = self.index.chunks_between(doc, 0, self.config.intro_chunks - 1) if not opening else []

@@ -1,5 +1,9 @@
-"""The Chroma vector store: on disk under the data dir, or a Chroma server when RAG_CHROMA_URL is set."""
+"""The vector store: Chroma (on disk under the data dir, or a Chroma server when RAG_CHROMA_URL is set), or
+pgvector in the Postgres database when RAG_DATABASE_URL is set."""
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlparse
 
@@ -8,7 +12,11 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings as ChromaSettings
 
+from backend.rag.pgvectors import PgVectorStore
 from backend.settings import Settings
+from backend.store.database import Database
+
+VectorStore = Collection | PgVectorStore  # the part of Chroma's Collection API Ragline calls, either way
 
 
 def open_client(settings: Settings) -> ClientAPI:
@@ -33,3 +41,25 @@ def open_collection(client: ClientAPI, name: str, embedding_function: Any) -> Co
         embedding_function=embedding_function,
         configuration={"hnsw": {"space": "cosine"}},
     )
+
+
+def open_vectors(settings: Settings, db: Database, embedding_function: Any) -> VectorStore:
+    """Chroma as configured when RAG_DATABASE_URL is unset, else pgvector in that database (`db`)."""
+    if settings.database_url is None:
+        return open_collection(open_client(settings), settings.collection, embedding_function)
+    if db.dialect != "postgres":
+        raise ValueError("RAG_DATABASE_URL is set: the knowledge base's database must be that Postgres database")
+    return PgVectorStore(db, embedding_function)
+
+
+@asynccontextmanager
+async def open_vector_store(settings: Settings, db: Database, embedding_function: Any) -> AsyncIterator[VectorStore]:
+    """open_vectors for the server's life; a Chroma client is closed at the end (it holds its files open)."""
+    if settings.database_url is not None:
+        yield await asyncio.to_thread(open_vectors, settings, db, embedding_function)
+        return
+    client = await asyncio.to_thread(open_client, settings)
+    try:
+        yield await asyncio.to_thread(open_collection, client, settings.collection, embedding_function)
+    finally:
+        await asyncio.to_thread(client.close)

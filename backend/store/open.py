@@ -20,10 +20,16 @@ class Storage:
     conversations: Database  # checkpoints, threads and turns (one database: a turn commits with its checkpoint)
     runs: Database
     accounts: Database
+    knowledge: Database  # the document registry, chunks, keyword index (and, on Postgres, vectors and originals)
 
     def by_role(self) -> dict[str, Database]:
         """Each store's database by the name of its role."""
-        return {"conversations": self.conversations, "runs": self.runs, "accounts": self.accounts}
+        return {
+            "conversations": self.conversations,
+            "runs": self.runs,
+            "accounts": self.accounts,
+            "knowledge": self.knowledge,
+        }
 
     async def prepare(self) -> None:
         """Create the tables every store needs (SQLite files: each store's own upgrade; Postgres: migrated)."""
@@ -62,8 +68,8 @@ async def open_storage(settings: Settings) -> AsyncIterator[Storage]:
     """Every store's database for the server's life."""
     if settings.database_url:
         async with open_postgres(settings) as db:
-            yield Storage(db, db, db)
+            yield Storage(db, db, db, db)
         return
     async with AsyncExitStack() as stack:
-        files = (settings.checkpoint_path, settings.runs_path, settings.accounts_path)
+        files = (settings.checkpoint_path, settings.runs_path, settings.accounts_path, settings.knowledge_path)
         yield Storage(*[await stack.enter_async_context(SqliteDatabase.open(path)) for path in files])

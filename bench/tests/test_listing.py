@@ -14,6 +14,7 @@ def test_every_benchmark_module_is_listed_with_its_docstring_and_helpers_are_not
         "retrieval",
         "runs_load",
         "scale",
+        "search_storage",
         "speed",
         "stop",
         "stream",

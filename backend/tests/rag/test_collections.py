@@ -2,16 +2,17 @@
 before fusion (a document the reader may not read never ranks, even as the best match)."""
 
 import sqlite3
+from collections.abc import AsyncIterator
 
 import pytest
 
 from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_read, may_write
-from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
 from backend.rag.index import KnowledgeIndex
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.search import SearchConfig
-from backend.rag.store import open_client, open_collection
+from backend.store.sqlite import SqliteDatabase
 from backend.tests.conftest import fake_settings
+from backend.tests.rag.conftest import open_kb
 
 SECRET = b"# Salaries\n\nThe salary of the chief lighthouse keeper is 91,000 crowns a year, paid in March."
 PUBLIC = b"# Boats\n\nBoat trips to the lighthouse rock leave the harbour on Saturdays in summer."
@@ -19,13 +20,11 @@ QUESTION = "What is the salary of the chief lighthouse keeper?"
 
 
 @pytest.fixture
-async def kb(tmp_path) -> KnowledgeBase:
-    settings = fake_settings(tmp_path)
-    embed = OfflineMiniLM(ensure_onnx_files(settings.cache_dir))
-    kb = KnowledgeBase(settings, open_collection(open_client(settings), "test", embed), embed, "minilm")
-    kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, max_distance=2.0)
-    await kb.collections.setup()
-    return kb
+async def kb(tmp_path, engine) -> AsyncIterator[KnowledgeBase]:
+    with open_kb(fake_settings(tmp_path, **engine)) as kb:
+        kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, max_distance=2.0)
+        await kb.collections.setup()
+        yield kb
 
 
 async def _two_people(kb: KnowledgeBase) -> tuple[Reader, Reader, str, str]:
@@ -131,9 +130,10 @@ def test_registry_from_before_collections_is_upgraded_in_place(tmp_path):
         old.execute(
             "INSERT INTO documents (id, name, type, status, version) VALUES ('d1', 'a.md', 'markdown', 'ready', 1)"
         )
-    index = KnowledgeIndex(path)
+    db = SqliteDatabase(path)
+    index = KnowledgeIndex(db)
     record = index.document("d1")
     assert record is not None and record.collection == "" and record.flagged == 0
     index.upsert_pending("d2", "a.md", "markdown", 1, collection="c1")  # same name, another collection
     assert index.by_name("A.MD", "c1").id == "d2" and index.by_name("a.md").id == "d1"
-    index.close()
+    db.close()

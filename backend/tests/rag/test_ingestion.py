@@ -1,24 +1,20 @@
+from collections.abc import Iterator
+
 import pytest
 
-from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.loaders import DocumentError
-from backend.rag.store import open_client, open_collection
 from backend.tests.conftest import fake_settings
+from backend.tests.rag.conftest import open_kb
 
 V1 = b"# Leave\n\nStaff get 28 days of annual leave.\n\n# Notice\n\nThe notice period is two months."
 V2 = b"# Leave\n\nStaff get 30 days of annual leave from 2025."
 
 
-def make_kb(data_dir) -> KnowledgeBase:
-    settings = fake_settings(data_dir)
-    embed = OfflineMiniLM(ensure_onnx_files(settings.cache_dir))
-    return KnowledgeBase(settings, open_collection(open_client(settings), "test", embed), embed, "minilm")
-
-
 @pytest.fixture
-def kb(tmp_path) -> KnowledgeBase:
-    return make_kb(tmp_path)
+def kb(tmp_path, engine) -> Iterator[KnowledgeBase]:
+    with open_kb(fake_settings(tmp_path, **engine)) as kb:
+        yield kb
 
 
 def vectors_of(kb: KnowledgeBase, doc_id: str) -> list[str]:
@@ -87,10 +83,9 @@ def test_bad_names_are_rejected_before_anything_is_stored(kb):
     assert kb.index.documents() == []
 
 
-def test_index_survives_reopen(tmp_path):
-    kb = make_kb(tmp_path)
-    kb.ingestor.ingest("policy.md", V1)
-    kb.index.close()
-    reopened = make_kb(tmp_path)
-    assert [d.name for d in reopened.index.documents()] == ["policy.md"]
-    assert reopened.retriever.run("notice period", 2).sources[0]["document"] == "policy.md"
+def test_index_survives_reopen(tmp_path, engine):
+    with open_kb(fake_settings(tmp_path, **engine)) as kb:
+        kb.ingestor.ingest("policy.md", V1)
+    with open_kb(fake_settings(tmp_path, **engine)) as reopened:
+        assert [d.name for d in reopened.index.documents()] == ["policy.md"]
+        assert reopened.retriever.run("notice period", 2).sources[0]["document"] == "policy.md"

@@ -1,10 +1,12 @@
+from collections.abc import Iterator
+
 import pytest
 
-from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
+from backend.rag import index as index_module
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.search import SearchConfig
-from backend.rag.store import open_client, open_collection
 from backend.tests.conftest import fake_settings
+from backend.tests.rag.conftest import open_kb
 
 SECTIONS = [
     ("Origins", "The lighthouse was built in 1871 by the harbour board."),
@@ -17,16 +19,15 @@ SECTIONS = [
     ("Radio", "A radio beacon was added in 1932 to guide ships in fog."),
 ]
 LIGHTHOUSE = "\n\n".join(f"# {h}\n\n{t}" for h, t in SECTIONS).encode()
+BAKERY = b"# Bread\n\nThe bakery bakes rye bread with a white flour crust every morning."
 
 
 @pytest.fixture
-def kb(tmp_path) -> KnowledgeBase:
-    settings = fake_settings(tmp_path)
-    embed = OfflineMiniLM(ensure_onnx_files(settings.cache_dir))
-    kb = KnowledgeBase(settings, open_collection(open_client(settings), "test", embed), embed, "minilm")
-    kb.ingestor.ingest("lighthouse.md", LIGHTHOUSE)
-    kb.ingestor.ingest("bakery.md", b"# Bread\n\nThe bakery bakes rye bread with a white flour crust every morning.")
-    return kb
+def kb(tmp_path, engine) -> Iterator[KnowledgeBase]:
+    with open_kb(fake_settings(tmp_path, **engine)) as kb:
+        kb.ingestor.ingest("lighthouse.md", LIGHTHOUSE)
+        kb.ingestor.ingest("bakery.md", BAKERY)
+        yield kb
 
 
 def test_hit_pulls_its_neighbours_into_one_contiguous_passage(kb):
@@ -75,3 +76,12 @@ def test_variants_are_fused_with_the_main_query(kb):
     widened = kb.retriever.run("puffins", 8, variants=["radio beacon fog"]).sources
     assert "Radio" not in " ".join(s["text"] for s in plain[:1])
     assert any("radio beacon" in s["text"] for s in widened)
+
+
+def test_passage_spans_read_together_equal_span_by_span_reads(kb, monkeypatch):
+    monkeypatch.setattr(index_module, "SPANS_PER_READ", 2)  # three reads for five spans
+    lighthouse, bakery = kb.index.by_name("lighthouse.md").id, kb.index.by_name("bakery.md").id
+    spans = [(lighthouse, 0, 1), (lighthouse, 3, 3), (bakery, 0, 5), (lighthouse, 6, 9), (bakery, 4, 5)]
+    found = kb.index.chunks_in(spans)
+    assert found == {span: kb.index.chunks_between(*span) for span in spans}
+    assert [c.idx for c in found[(lighthouse, 6, 9)]] == [6, 7] and found[(bakery, 4, 5)] == []

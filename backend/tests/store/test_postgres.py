@@ -4,6 +4,7 @@ import asyncio
 
 import psycopg
 import pytest
+from alembic import command
 
 from backend.store import migrate
 from backend.store.postgres import PostgresDatabase, to_psycopg
@@ -69,3 +70,20 @@ def test_start_refuses_a_schema_newer_than_the_code(postgres_url: str) -> None:
         conn.execute(f"UPDATE {migrate.VERSION_TABLE} SET version_num = '9999_from_the_future'")
     with pytest.raises(migrate.SchemaTooNew, match="9999_from_the_future"):
         migrate.upgrade(postgres_url)
+
+
+def _tables(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        return {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+
+
+def test_the_knowledge_migration_makes_its_tables_and_its_downgrade_removes_only_them(postgres_url: str) -> None:
+    knowledge = {"documents", "chunks", "texts", "collections", "collection_groups", "vectors"}
+    migrate.upgrade(postgres_url)
+    assert knowledge <= _tables(postgres_url)
+    config = migrate.alembic_config()
+    with migrate._engine(postgres_url).begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0001_conversations_runs")
+    assert not knowledge & _tables(postgres_url) and "threads" in _tables(postgres_url)
+    assert migrate.upgrade(postgres_url) == ("0001_conversations_runs", migrate.head_revision())
