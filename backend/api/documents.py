@@ -7,9 +7,10 @@ document is the same 404 as a missing one; deleting needs write access to its co
 import asyncio
 import logging
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, HTTPException, UploadFile
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 from backend.api.collections import readable_documents, reader_of, writable_collection
 from backend.api.deps import Services, ServicesDep
@@ -117,20 +118,23 @@ async def get_document_text(doc_id: str, services: ServicesDep, principal: Princ
     responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "The uploaded file."}}
     | responses(404),
 )
-async def get_document_file(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> FileResponse:
+async def get_document_file(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> Response:
     """The uploaded file as it was (a PDF opens at a cited page); other types download, never render."""
     record = await _existing(services, doc_id, principal)
-    path = services.knowledge.ingestor.file_path(doc_id)
-    if path is None or not path.is_file():
+    files = services.knowledge.ingestor.files
+    path = files and await asyncio.to_thread(files.path, doc_id)
+    data = None if path or files is None else await asyncio.to_thread(files.get, doc_id)  # in the database
+    if path is None and data is None:
         raise HTTPException(404, f"the file {record.name} is not kept (ingested by an older version); upload it again")
-    inline = record.type == "pdf"
-    return FileResponse(
-        path,
-        media_type=MEDIA_TYPES.get(record.type, "application/octet-stream"),
-        filename=record.name,
-        content_disposition_type="inline" if inline else "attachment",
-        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"},
-    )
+    media_type = MEDIA_TYPES.get(record.type, "application/octet-stream")
+    disposition = "inline" if record.type == "pdf" else "attachment"
+    headers = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"}
+    if path:
+        return FileResponse(
+            path, media_type=media_type, filename=record.name, content_disposition_type=disposition, headers=headers
+        )
+    headers["Content-Disposition"] = f"{disposition}; filename*=utf-8''{quote(record.name)}"
+    return Response(data, media_type=media_type, headers=headers)
 
 
 @router.delete("/{doc_id}", status_code=204, responses=responses(403, 404))

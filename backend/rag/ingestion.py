@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from backend.guardrails.injection import score_injection
 from backend.rag.chunking import Chunk, chunk_sections, full_text, page_spans
+from backend.rag.files import DocumentFiles
 from backend.rag.index import DocumentRecord, KnowledgeIndex
+from backend.rag.leases import IngestLeases
 from backend.rag.limits import UploadLimits
 from backend.rag.loaders import SUPPORTED_TYPES, DocumentError, LoadedDocument, document_type, load_document
 from backend.rag.store import VectorStore
@@ -67,10 +69,12 @@ class Ingestor:
         target_tokens: int,
         overlap_tokens: int,
         limits: UploadLimits | None = None,
-        files_dir: Path | None = None,
+        files: DocumentFiles | None = None,
+        leases: IngestLeases | None = None,
     ) -> None:
         self.index = index
-        self.files_dir = files_dir
+        self.files = files  # where originals are kept (None: not kept)
+        self.leases = leases  # which process ingests which document (None: this one, always)
         self.limits = limits or UploadLimits()
         self._collection = collection
         self._embed = embed
@@ -99,6 +103,8 @@ class Ingestor:
         existing = self.index.by_name(prepared.name, collection)
         doc_id = existing.id if existing else uuid.uuid4().hex[:16]
         name = existing.name if existing else prepared.name
+        if self.leases and not self.leases.take(doc_id):
+            raise DocumentError(409, f"{name} is being ingested by another server; try again once it is ready")
         self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection)
         record = self.index.document(doc_id)
         assert record is not None
@@ -106,6 +112,13 @@ class Ingestor:
 
     def commit(self, record: DocumentRecord, prepared: Prepared, progress: Progress | None = None) -> IngestResult:
         """Embed the chunks under a new version, switch the document to it atomically, drop the old vectors."""
+        try:
+            return self._commit(record, prepared, progress)
+        finally:
+            if self.leases:
+                self.leases.release(record.id)
+
+    def _commit(self, record: DocumentRecord, prepared: Prepared, progress: Progress | None) -> IngestResult:
         with self._lock:
             version = record.version + 1
             ids = [f"{record.id}:{version}:{c.index}" for c in prepared.chunks]
@@ -156,22 +169,14 @@ class Ingestor:
         with self._lock:
             existed = self.index.delete(doc_id)
             self._collection.delete(where={"document_id": doc_id})
-            if path := self.file_path(doc_id):
-                path.unlink(missing_ok=True)
+            if self.files:
+                self.files.delete(doc_id)
         return existed
 
-    def file_path(self, doc_id: str) -> Path | None:
-        """Where the document's original file is kept (None when originals are not kept)."""
-        return self.files_dir / doc_id if self.files_dir else None
-
     def _keep_file(self, doc_id: str, data: bytes) -> None:
-        """Write the original next to the index, replacing the previous version's in one rename."""
-        if not (path := self.file_path(doc_id)) or not data:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".partial")
-        partial.write_bytes(data)
-        partial.replace(path)
+        """Keep the original (replacing the previous version's)."""
+        if self.files and data:
+            self.files.put(doc_id, data)
 
     def _add_vectors(
         self, record: DocumentRecord, version: int, chunks: list[Chunk], ids: list[str], progress: Progress | None

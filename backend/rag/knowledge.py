@@ -7,8 +7,10 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from backend.rag.collections import RegistryCollections
+from backend.rag.files import document_files
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.ingestion import Ingestor, Prepared
+from backend.rag.leases import RENEW_SECONDS, IngestLeases
 from backend.rag.limits import UploadLimits
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.rerank import choose_reranker
@@ -95,8 +97,10 @@ class KnowledgeBase:
             settings.chunk_target_tokens,
             settings.chunk_overlap_tokens,
             upload_limits(settings),
-            files_dir=settings.data_dir / "documents",
+            files=document_files(db, settings.data_dir / "documents"),
+            leases=IngestLeases(db),
         )
+        self.shared = db.dialect == "postgres"  # replicas may share it: leases tell whose ingestions are alive
         self._queue: asyncio.Queue[tuple[DocumentRecord, Prepared]] = asyncio.Queue()
         log.info("reranker: %s", self.reranker.name)
 
@@ -109,14 +113,18 @@ class KnowledgeBase:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator["KnowledgeBase"]:
-        """Run the background ingestion worker for the block's duration."""
-        self._recover_interrupted()
-        worker = asyncio.create_task(self._work(), name="ingestion-worker")
+        """Run the background ingestion worker (and the leases' renewal) for the block's duration."""
+        await asyncio.to_thread(self._recover_interrupted)
+        tasks = [
+            asyncio.create_task(self._work(), name="ingestion-worker"),
+            asyncio.create_task(self._keep_leases(), name="ingestion-leases"),
+        ]
         try:
             yield self
         finally:
-            worker.cancel()
-            await asyncio.gather(worker, return_exceptions=True)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             if not await asyncio.to_thread(self.ingestor.wait_idle, SHUTDOWN_WAIT_SECONDS):
                 log.warning("an ingestion was still running at shutdown; it is marked interrupted on next start")
 
@@ -151,9 +159,25 @@ class KnowledgeBase:
         """Wait until every queued document is processed."""
         await self._queue.join()
 
+    async def _keep_leases(self) -> None:
+        """Renew this process's ingestion leases; with replicas, also interrupt the ingestions of dead ones."""
+        leases = self.ingestor.leases
+        assert leases is not None
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            try:
+                await asyncio.to_thread(leases.renew)
+                if self.shared:
+                    await asyncio.to_thread(self._recover_interrupted)
+            except Exception:  # a database hiccup: the next round retries (leases last LEASE_SECONDS)
+                log.exception("renewing ingestion leases failed")
+
     def _recover_interrupted(self) -> None:
+        """Documents left queued or processing by a process that is gone are marked interrupted (on SQLite, which
+        one server uses, all of them at start-up; on Postgres, those whose lease ran out)."""
+        alive = self.ingestor.leases.live() if self.shared and self.ingestor.leases else set()
         for doc in self.index.documents():
-            if doc.status in ("queued", "processing"):
+            if doc.status in ("queued", "processing") and doc.id not in alive:
                 status = "ready" if doc.version else "failed"
                 self.index.set_status(doc.id, status, 1.0, "ingestion was interrupted by a restart; upload it again")
 
