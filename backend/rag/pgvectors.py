@@ -63,14 +63,25 @@ class PgVectorStore:
         self._embedding_function = embedding_function  # kept for parity with Chroma; callers pass vectors
         self._dimensions: int | None = None
 
-    def dimensions(self) -> int:
-        """The size of the `embedding` column (pgvector keeps it as the column's type modifier)."""
+    def dimensions(self, first: int | None = None) -> int:
+        """The size of the `embedding` column (pgvector keeps it as the column's type modifier). A new database has
+        none yet: with `first`, the first vectors' size becomes it and the HNSW index is built (once, whichever
+        replica stores first)."""
         if self._dimensions is None:
-            with self.db.connection() as conn:
-                row = conn.execute(
-                    "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'vectors'::regclass AND attname = 'embedding'"
-                ).fetchone()
-            self._dimensions = int(row[0])
+            with self.db.transaction() as conn:
+                size = _column_size(conn)
+                if size < 0 and first is not None:
+                    conn.execute("LOCK TABLE vectors IN ACCESS EXCLUSIVE MODE")
+                    if (size := _column_size(conn)) < 0:
+                        conn.execute(f"ALTER TABLE vectors ALTER COLUMN embedding TYPE vector({int(first)})")
+                        conn.execute(
+                            "CREATE INDEX IF NOT EXISTS vectors_embedding ON vectors "
+                            "USING hnsw (embedding vector_cosine_ops)"
+                        )
+                        size = int(first)
+            if size < 0:
+                return -1  # nothing stored yet
+            self._dimensions = size
         return self._dimensions
 
     def add(
@@ -83,7 +94,7 @@ class PgVectorStore:
         """Store vectors under ids, with their text and metadata (which must hold document_id and version)."""
         if not ids:
             return
-        want = self.dimensions()
+        want = self.dimensions(first=len(embeddings[0]))
         if wrong := next((len(v) for v in embeddings if len(v) != want), None):
             raise DimensionMismatch(
                 f"the vectors table holds {want}-dimensional vectors and the embedder gives {wrong}: "
@@ -187,3 +198,10 @@ def _metadata(value: Any) -> dict[str, Any]:
 def _only(result: dict[str, Any], include: Sequence[str]) -> dict[str, Any]:
     """Chroma's convention: ids always, the other keys when asked for (None otherwise)."""
     return {k: (v if k == "ids" or k in include else None) for k, v in result.items()}
+
+
+def _column_size(conn: Conn) -> int:
+    row = conn.execute(
+        "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'vectors'::regclass AND attname = 'embedding'"
+    ).fetchone()
+    return int(row[0])

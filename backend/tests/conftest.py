@@ -1,6 +1,7 @@
 """Shared fixtures: a fake-model app on a temp data dir with the sample corpus, and an HTTP client."""
 
 import os
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -31,9 +32,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real Postgres server (with pgvector) for the whole run; its admin URL."""
-    with postgres_server(tmp_path_factory.mktemp("postgres")) as url:
+def postgres() -> Iterator[str]:
+    """A real Postgres server (with pgvector) for the whole run; its admin URL. Its data lives outside pytest's
+    temporary folders, which a concurrent pytest run may rotate away."""
+    with tempfile.TemporaryDirectory(prefix="ragline-pg-") as folder, postgres_server(Path(folder)) as url:
         yield url
 
 

@@ -92,8 +92,21 @@ def test_unsupported_filters_and_wrong_dimensions_are_refused_clearly(pg):
     for where in ({"document": "a.md"}, {"document_id": {"$nin": ["a"]}}, {"$or": [{"document_id": "a"}]}):
         with pytest.raises(UnsupportedFilter):
             vectors.query(query_embeddings=[[0.0] * DIM], n_results=1, where=where)
-    with pytest.raises(DimensionMismatch, match="384"):
+    vectors.add(ids=["a"], embeddings=[[1.0] * DIM], metadatas=[{"document_id": "a", "version": 1}])  # sets it
+    with pytest.raises(DimensionMismatch, match=f"holds {DIM}-dimensional vectors and the embedder gives 768"):
         vectors.add(ids=["x"], embeddings=[[1.0] * 768], metadatas=[{"document_id": "x", "version": 1}])
+    assert PgVectorStore(pg).dimensions() == DIM  # as another replica sees it
+
+
+def test_a_new_database_takes_the_size_of_the_first_vectors_stored(pg):
+    vectors = PgVectorStore(pg)
+    assert vectors.dimensions() == -1  # nothing stored: no size yet, no index
+    vectors.add(ids=["a"], embeddings=[[0.5] * 768], metadatas=[{"document_id": "a", "version": 1}])
+    assert vectors.dimensions() == 768
+    with pg.connection() as conn:
+        assert conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'vectors_embedding'").fetchone()
+    found = vectors.query(query_embeddings=[[0.5] * 768], n_results=1)
+    assert found["ids"] == [["a"]] and found["distances"][0][0] == pytest.approx(0.0, abs=1e-6)
 
 
 def _chunk(i: int, text: str) -> Chunk:

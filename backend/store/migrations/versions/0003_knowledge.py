@@ -6,8 +6,9 @@ Revises: 0002_accounts
 The same tables as knowledge.sqlite (backend/rag/index.py, backend/rag/collections.py), with Postgres's own means
 where SQLite's differ: names unique per collection case-insensitively through lower(name) (SQLite: COLLATE NOCASE),
 keyword search on a generated `tsvector` (english configuration) with a GIN index (SQLite: FTS5), and the vectors
-Chroma holds otherwise in `vectors` (pgvector, cosine HNSW; backend/rag/pgvectors.py). The vector dimension is the
-default embedder's (all-MiniLM-L6-v2: 384); PgVectorStore refuses vectors of another size with a clear error.
+Chroma holds otherwise in `vectors` (pgvector, cosine HNSW; backend/rag/pgvectors.py). The vector size is the
+embedder's: the first vectors stored fix the column's size and build the HNSW index (an HNSW index needs one size);
+PgVectorStore refuses vectors of another size afterwards with a clear error.
 """
 
 from alembic import op
@@ -17,13 +18,11 @@ down_revision = "0002_accounts"
 branch_labels = None
 depends_on = None
 
-DIMENSIONS = 384
-
 
 def upgrade() -> None:
     op.execute("CREATE EXTENSION IF NOT EXISTS vector")
     op.execute(
-        f"""
+        """
         CREATE TABLE documents (
             id TEXT PRIMARY KEY,
             name TEXT NOT NULL,
@@ -82,12 +81,11 @@ def upgrade() -> None:
             id TEXT PRIMARY KEY,
             document_id TEXT NOT NULL,
             version INTEGER NOT NULL,
-            embedding vector({DIMENSIONS}) NOT NULL,
+            embedding vector NOT NULL,  -- its size is set by the first vectors stored (PgVectorStore.add)
             document TEXT,
             metadata JSONB NOT NULL
         );
         CREATE INDEX vectors_document ON vectors(document_id, version);
-        CREATE INDEX vectors_embedding ON vectors USING hnsw (embedding vector_cosine_ops);
         """
     )
 
