@@ -147,14 +147,19 @@ class PgVectorStore:
         ids: list[str] | None = None,
         where: Where | None = None,
         include: Sequence[str] = ("metadatas", "documents"),
+        limit: int | None = None,
+        offset: int = 0,
     ) -> dict[str, Any]:
-        """The stored vectors with these ids and/or matching `where`, in Chroma's flat result shape."""
+        """The stored vectors with these ids and/or matching `where`, in Chroma's flat result shape; `limit` and
+        `offset` page through them in id order."""
         condition, args = where_sql(where)
         if ids is not None:
             condition, args = f"({condition}) AND id = ANY(?)", [*args, list(ids)]
+        page = f"LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
         with self.db.connection() as conn:
             rows = conn.execute(
-                f"SELECT id, metadata, document, embedding::text FROM vectors WHERE {condition} ORDER BY id", args
+                f"SELECT id, metadata, document, embedding::text FROM vectors WHERE {condition} ORDER BY id {page}",
+                args,
             ).fetchall()
         out = {
             "ids": [r[0] for r in rows],

@@ -35,11 +35,15 @@ class Storage:
         """Create the tables every store needs (SQLite files: each store's own upgrade; Postgres: migrated)."""
         from backend.accounts.sql import SqlAccountStore
         from backend.memory.conversations import ConversationStore
+        from backend.rag.collections import RegistryCollections
+        from backend.rag.index import KnowledgeIndex
         from backend.runs.log import create_tables as create_run_tables
 
         await ConversationStore(self.conversations).setup()
         await SqlAccountStore(self.accounts).setup()
         await create_run_tables(self.runs)
+        index = await self.knowledge.call(lambda: KnowledgeIndex(self.knowledge))  # creates a SQLite file's tables
+        await RegistryCollections(index).setup()
 
 
 @asynccontextmanager
@@ -70,6 +74,7 @@ async def open_storage(settings: Settings) -> AsyncIterator[Storage]:
         async with open_postgres(settings) as db:
             yield Storage(db, db, db, db)
         return
+    await asyncio.to_thread(settings.data_dir.mkdir, parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
         files = (settings.checkpoint_path, settings.runs_path, settings.accounts_path, settings.knowledge_path)
         yield Storage(*[await stack.enter_async_context(SqliteDatabase.open(path)) for path in files])

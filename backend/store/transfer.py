@@ -49,8 +49,14 @@ TABLES = (
     Table("thread_owners", "conversations", "thread_id"),
     Table("runs", "runs", "created_at, run_id"),
     Table("run_events", "runs", "run_id, seq"),
+    Table("collections", "knowledge", "created_at, id"),
+    Table("collection_groups", "knowledge", "collection_id, group_id"),
+    Table("documents", "knowledge", "id"),
+    Table("chunks", "knowledge", "doc_id, version, idx"),
+    Table("texts", "knowledge", "doc_id"),
 )
-TARGET_MUST_BE_EMPTY = ("users", "threads", "runs")
+VECTOR_BATCH = 500
+TARGET_MUST_BE_EMPTY = ("users", "threads", "runs", "documents")
 
 
 def columns(db: Database, conn: Conn, table: str) -> dict[str, str]:
@@ -59,7 +65,7 @@ def columns(db: Database, conn: Conn, table: str) -> dict[str, str]:
         return {r[1]: str(r[2]).lower() for r in conn.execute(f"PRAGMA table_info({table})")}
     rows = conn.execute(
         "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() "
-        "AND table_name = ? AND is_generated = 'NEVER' "
+        "AND table_name = ? AND is_generated = 'NEVER' AND is_identity = 'NO' "
         "AND (column_default IS NULL OR column_default NOT LIKE 'nextval(%')",  # a serial numbers itself
         (table,),
     )
@@ -94,7 +100,8 @@ def load_table(db: Database, table: Table, source: Path, batch: int = 500) -> in
         n = 0
         for rows in _batches(source, batch):
             keep = [c for c in rows[0] if c in kinds]
-            sql = f"INSERT INTO {table.name} ({', '.join(keep)}) VALUES ({', '.join('?' * len(keep))})"
+            names = ", ".join(f'"{c}"' for c in keep)  # quoted: chunks has a column named "end"
+            sql = f"INSERT INTO {table.name} ({names}) VALUES ({', '.join('?' * len(keep))})"
             conn.executemany(sql, [tuple(_value(r.get(c), kinds[c]) for c in keep) for r in rows])
             n += len(rows)
     return n
@@ -170,6 +177,58 @@ def new_folder(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
 
 
+def dump_vectors(vectors: Any, out: Path) -> int:
+    """Every chunk vector with its id, text and metadata, from Chroma or pgvector (run in a worker thread)."""
+    n, offset = 0, 0
+    with out.open("w") as f:
+        while True:
+            page = vectors.get(include=["embeddings", "documents", "metadatas"], limit=VECTOR_BATCH, offset=offset)
+            for i, vec, doc, meta in zip(
+                page["ids"], page["embeddings"], page["documents"], page["metadatas"], strict=True
+            ):
+                f.write(json.dumps({"id": i, "embedding": [float(x) for x in vec], "document": doc, "metadata": meta}))
+                f.write("\n")
+            n, offset = n + len(page["ids"]), offset + VECTOR_BATCH
+            if len(page["ids"]) < VECTOR_BATCH:
+                return n
+
+
+def load_vectors(vectors: Any, source: Path) -> int:
+    """Store the exported vectors (run in a worker thread)."""
+    n = 0
+    for rows in _batches(source, VECTOR_BATCH):
+        vectors.add(
+            ids=[r["id"] for r in rows],
+            embeddings=[r["embedding"] for r in rows],
+            documents=[r["document"] for r in rows],
+            metadatas=[r["metadata"] for r in rows],
+        )
+        n += len(rows)
+    return n
+
+
+def dump_files(files: Any, db: Database, folder: Path) -> int:
+    """The documents' kept originals as files named by document id (run in a worker thread)."""
+    folder.mkdir(exist_ok=True)
+    with db.connection() as conn:
+        ids = [r[0] for r in conn.execute("SELECT id FROM documents ORDER BY id")]
+    n = 0
+    for doc_id in ids:
+        if (data := files.get(doc_id)) is not None:
+            (folder / doc_id).write_bytes(data)
+            n += 1
+    return n
+
+
+def load_files(files: Any, folder: Path) -> int:
+    """Keep the exported originals (run in a worker thread)."""
+    n = 0
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        files.put(path.name, path.read_bytes())
+        n += 1
+    return n
+
+
 def write_manifest(folder: Path, manifest: dict) -> None:
     (folder / "manifest.json").write_text(json.dumps({"format": FORMAT, **manifest}, indent=2) + "\n")
 
@@ -200,6 +259,8 @@ def require_empty(databases: dict[Role, Database]) -> None:
 async def export_installation(settings: Any, folder: Path) -> dict[str, int]:
     """Write the whole installation the settings point at into a new folder; returns what went, by file."""
     from backend.memory.conversations import delete_thread_rows, record_turn
+    from backend.rag.files import document_files
+    from backend.rag.store import open_vector_store
     from backend.store.checkpointer import checkpointer_for
     from backend.store.open import open_storage
 
@@ -214,6 +275,11 @@ async def export_installation(settings: Any, folder: Path) -> dict[str, int]:
         db = storage.conversations
         checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
         counts["checkpoints"] = await db.call(lambda: dump_checkpoints(checkpointer, folder / "checkpoints.jsonl"))
+        kb = storage.knowledge
+        async with open_vector_store(settings, kb, None) as vectors:
+            counts["vectors"] = await kb.call(lambda: dump_vectors(vectors, folder / "vectors.jsonl"))
+        files = document_files(kb, settings.data_dir / "documents")
+        counts["files"] = await kb.call(lambda: dump_files(files, kb, folder / "files"))
         engine = "postgres" if settings.database_url else "sqlite"
     write_manifest(folder, {"engine": engine, "counts": counts})
     return counts
@@ -222,6 +288,8 @@ async def export_installation(settings: Any, folder: Path) -> dict[str, int]:
 async def import_installation(settings: Any, folder: Path) -> dict[str, int]:
     """Load an export into the empty installation the settings point at; returns what came, by file."""
     from backend.memory.conversations import delete_thread_rows, record_turn
+    from backend.rag.files import document_files
+    from backend.rag.store import open_vector_store
     from backend.store.checkpointer import checkpointer_for
     from backend.store.open import open_storage
 
@@ -237,6 +305,11 @@ async def import_installation(settings: Any, folder: Path) -> dict[str, int]:
         db = storage.conversations
         checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
         counts["checkpoints"] = await db.call(lambda: load_checkpoints(checkpointer, folder / "checkpoints.jsonl"))
+        kb = storage.knowledge
+        async with open_vector_store(settings, kb, None) as vectors:
+            counts["vectors"] = await kb.call(lambda: load_vectors(vectors, folder / "vectors.jsonl"))
+        files = document_files(kb, settings.data_dir / "documents")
+        counts["files"] = await kb.call(lambda: load_files(files, folder / "files"))
     if counts != manifest["counts"]:
         raise TransferError(f"imported {counts}, but the export holds {manifest['counts']}")
     return counts
