@@ -132,3 +132,21 @@ async def test_two_questions_on_one_thread_sent_to_both_replicas_at_once_run_one
     assert {m["content"] for m in page if m["role"] == "assistant"} == answers
     views = history(url_b, "both")
     assert views["page"] == views["export"] and len(views["memory"]) == 2  # the second turn saw the first
+
+
+async def test_a_document_uploaded_to_one_replica_is_searched_and_served_by_the_other(two_replicas) -> None:
+    (url_a, _), (url_b, _) = two_replicas
+    text = b"# Lighthouse rota\n\nThe lighthouse keepers on Skerry Rock rotate every six weeks.\n"
+    async with httpx.AsyncClient(timeout=60) as client:
+        upload = await client.post(f"{url_a}/api/documents", files={"files": ("rota.md", text, "text/markdown")})
+        assert upload.status_code in (200, 202), upload.text
+        doc_id = upload.json()["documents"][0]["id"]
+        for _ in range(300):  # ingested in A's background worker
+            doc = (await client.get(f"{url_b}/api/documents/{doc_id}")).json()
+            if doc["status"] != "queued" and doc["status"] != "processing":
+                break
+            await asyncio.sleep(0.1)
+        assert doc["status"] == "ready", doc
+        assert (await client.get(f"{url_b}/api/documents/{doc_id}/file")).content == text  # the original, from B
+        found = await client.post(f"{url_b}/api/search", json={"query": "how often do lighthouse keepers rotate"})
+        assert found.json()["results"][0]["document"] == "rota.md"
