@@ -48,12 +48,13 @@ QUESTIONS = [
 
 
 def vocabulary(size: int, rng: random.Random) -> list[str]:
-    """Made-up words, the first ones the most frequent (drawn by a Zipf-like weight)."""
+    """Made-up words, the first ones the most frequent (drawn by a Zipf-like weight), with the questions' words
+    placed among the moderately frequent ones (ranks 200 to 2,000), as a question's content words are."""
     letters = "abcdefghijklmnopqrstuvwxyz"
-    return [
-        *{w for q in QUESTIONS for w in q.split()},
-        *("".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(size)),
-    ]
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(size)]
+    for word in sorted({w for q in QUESTIONS for w in q.split()}):
+        words.insert(rng.randint(200, 2000), word)
+    return words
 
 
 def fill(kb: KnowledgeBase, vectors, chunks: int, seed: int = 7) -> float:

@@ -366,7 +366,7 @@ class KnowledgeIndex:
         args: tuple = (fts_query(query), *(doc_ids or []), limit)
         if self.db.dialect == "postgres":
             chunks, mean_length = self._corpus.get()
-            args = (" ".join(terms), chunks, mean_length, pgkeywords.tsquery(terms), *args[1:])
+            args = (" ".join(terms), chunks, *(doc_ids or []), mean_length, limit)
         rows = self.rows(_KEYWORDS[self.db.dialect].replace("{scope}", scope), args)
         return [(_chunk(r), float(r["score"])) for r in rows]
 
