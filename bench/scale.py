@@ -198,10 +198,10 @@ def search_table(results: dict, args: argparse.Namespace) -> str:
                 report.ms(r["search"]["p50"]),
                 report.ms(r["search"]["p95"]),
                 versus,
-                report.secs(r["write_s"]),
+                report.num(int(chunks) / r["write_s"], "/s", 0),
             ]
         )
-    headers = ["storage", "chunks", "search p50", "search p95", "p50 vs sqlite", "write time"]
+    headers = ["storage", "chunks", "search p50", "search p95", "p50 vs sqlite", "chunks written"]
     title = f"Hybrid search in process ({args.queries} queries per size; load {report.load()})"
     return report.table(title, headers, rows, args.markdown)
 
