@@ -21,37 +21,12 @@ from datetime import UTC, datetime, timedelta
 
 from backend.clock import now
 from backend.store.database import Conn, Database
+from backend.store.run_tables import create_tables
 
 BATCH_SECONDS = 0.05
 HEARTBEAT_SECONDS = 2.0
 DEAD_AFTER_SECONDS = 10.0  # a replica not heard of for this long is dead
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    thread_id TEXT NOT NULL,
-    question TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    finished_at TEXT,
-    last_event_id INTEGER NOT NULL DEFAULT 0,
-    replica TEXT NOT NULL DEFAULT '',
-    stop_requested INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, finished_at);
-CREATE TABLE IF NOT EXISTS replicas (
-    replica_id TEXT PRIMARY KEY,
-    started_at TEXT NOT NULL,
-    seen_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS run_events (
-    run_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    event TEXT NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
-"""
-_ADDED_RUN_COLUMNS = {"replica": "TEXT NOT NULL DEFAULT ''", "stop_requested": "INTEGER NOT NULL DEFAULT 0"}
+
 RUN_COLUMNS = ("run_id", "thread_id", "question", "status", "created_at", "last_event_id", "replica")
 LoggedEvent = tuple[str, int, str, str]  # (run_id, seq, event name, JSON data)
 
@@ -214,18 +189,3 @@ class RunLog:
             await asyncio.sleep(BATCH_SECONDS)  # gather the tokens of the next few milliseconds into one commit
             self._wake.clear()
             await asyncio.shield(self.flush())
-
-
-async def create_tables(db: Database) -> None:
-    """Create or upgrade a SQLite file's tables (Postgres tables come from its migrations)."""
-    if db.dialect == "sqlite":
-        await db.call(lambda: db.conn.executescript(_SCHEMA))  # type: ignore[attr-defined]
-        await db.write(_add_run_columns)
-
-
-def _add_run_columns(conn: Conn) -> None:
-    """Columns added to runs.sqlite files made before replicas."""
-    have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    for name, decl in _ADDED_RUN_COLUMNS.items():
-        if name not in have:
-            conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")

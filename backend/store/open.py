@@ -37,7 +37,7 @@ class Storage:
         from backend.memory.conversations import ConversationStore
         from backend.rag.collections import RegistryCollections
         from backend.rag.index import KnowledgeIndex
-        from backend.runs.log import create_tables as create_run_tables
+        from backend.store.run_tables import create_tables as create_run_tables
 
         await ConversationStore(self.conversations).setup()
         await SqlAccountStore(self.accounts).setup()
