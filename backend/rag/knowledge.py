@@ -18,8 +18,7 @@ from backend.rag.search import HybridRetriever, SearchConfig
 from backend.rag.store import VectorStore
 from backend.settings import Settings
 from backend.store.database import Database
-from backend.store.postgres import CONNECT_TIMEOUT_SECONDS, PostgresDatabase
-from backend.store.sqlite import SqliteDatabase
+from backend.store.open import connect_database
 
 log = logging.getLogger(__name__)
 SHUTDOWN_WAIT_SECONDS = 30.0
@@ -51,25 +50,10 @@ def upload_limits(settings: Settings) -> UploadLimits:
     )
 
 
-def connect_knowledge_database(settings: Settings) -> SqliteDatabase | PostgresDatabase:
-    """The registry's database, opened (blocking): knowledge.sqlite in the data dir, or the Postgres of
-    RAG_DATABASE_URL migrated to this code's schema. The caller closes it."""
-    if settings.database_url is None:
-        settings.knowledge_path.parent.mkdir(parents=True, exist_ok=True)
-        return SqliteDatabase(settings.knowledge_path)
-    from backend.store.migrate import upgrade  # Alembic and SQLAlchemy load only when Postgres is used
-
-    url = settings.database_url.get_secret_value()
-    upgrade(url)
-    pg = PostgresDatabase(url, settings.database_pool_size)
-    pg.pool.open(True, CONNECT_TIMEOUT_SECONDS)
-    return pg
-
-
 @contextmanager
 def knowledge_database(settings: Settings) -> Iterator[Database]:
     """The registry's database for the block (CLI, benchmarks, tests)."""
-    db = connect_knowledge_database(settings)
+    db = connect_database(settings, settings.knowledge_path)
     try:
         yield db
     finally:

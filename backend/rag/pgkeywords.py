@@ -48,11 +48,6 @@ LIMIT ?
 """
 
 
-def tsquery(terms: list[str]) -> str | None:
-    """An OR-query for to_tsquery of the terms, each a quoted lexeme (\\w+ words hold no quote or operator)."""
-    return " | ".join(f"'{t}'" for t in terms) or None
-
-
 class CorpusStats:
     """The chunk count and mean chunk length (distinct lexemes) BM25 needs, re-read at most every STATS_SECONDS."""
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from backend.settings import Settings
 from backend.store import migrate
 from backend.store.database import Database
-from backend.store.postgres import PostgresDatabase
+from backend.store.postgres import CONNECT_TIMEOUT_SECONDS, PostgresDatabase
 from backend.store.sqlite import SqliteDatabase
 
 
@@ -46,32 +46,34 @@ class Storage:
         await RegistryCollections(index).setup()
 
 
-@asynccontextmanager
-async def open_postgres(settings: Settings) -> AsyncIterator[PostgresDatabase]:
-    """The Postgres database, migrated to this code's schema first (SchemaTooNew when it is newer)."""
-    assert settings.database_url is not None
+def connect_database(settings: Settings, sqlite_path: Path) -> Database:
+    """A store's database, opened (blocking; the caller closes it): the Postgres of RAG_DATABASE_URL migrated to this
+    code's schema first (SchemaTooNew when it is newer), else the SQLite file `sqlite_path`."""
+    if settings.database_url is None:
+        sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+        return SqliteDatabase(sqlite_path)
     url = settings.database_url.get_secret_value()
-    await asyncio.to_thread(migrate.upgrade, url)
-    async with PostgresDatabase.open(url, settings.database_pool_size) as db:
-        yield db
+    migrate.upgrade(url)
+    db = PostgresDatabase(url, settings.database_pool_size)
+    db.pool.open(True, CONNECT_TIMEOUT_SECONDS)
+    return db
 
 
 @asynccontextmanager
 async def open_database(settings: Settings, sqlite_path: Path) -> AsyncIterator[Database]:
-    """One store's database: Postgres when configured, else its SQLite file (for the CLI's one-store commands)."""
-    if settings.database_url:
-        async with open_postgres(settings) as db:
-            yield db
-    else:
-        async with SqliteDatabase.open(sqlite_path) as db:
-            yield db
+    """connect_database for the block's duration; jobs under way finish before it closes."""
+    db = await asyncio.to_thread(connect_database, settings, sqlite_path)
+    try:
+        yield db
+    finally:
+        await asyncio.shield(asyncio.get_running_loop().run_in_executor(None, db.close))
 
 
 @asynccontextmanager
 async def open_storage(settings: Settings) -> AsyncIterator[Storage]:
     """Every store's database for the server's life."""
     if settings.database_url:
-        async with open_postgres(settings) as db:
+        async with open_database(settings, settings.checkpoint_path) as db:
             yield Storage(db, db, db, db)
         return
     await asyncio.to_thread(settings.data_dir.mkdir, parents=True, exist_ok=True)

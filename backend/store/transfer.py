@@ -10,13 +10,15 @@ target to fill.
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from backend.store.checkpointer import Checkpointer
 from backend.store.database import Conn, Database
+from backend.store.open import Storage, open_storage
 
 FORMAT = "ragline-export/1"
 Role = str  # which of the installation's databases holds a table (see backend/store/open.py Storage)
@@ -256,59 +258,50 @@ def require_empty(databases: dict[Role, Database]) -> None:
                 )
 
 
-async def export_installation(settings: Any, folder: Path) -> dict[str, int]:
-    """Write the whole installation the settings point at into a new folder; returns what went, by file."""
+@asynccontextmanager
+async def _installation(settings: Any) -> AsyncIterator[tuple[Storage, Checkpointer, Any, Any]]:
+    """What a transfer reads or writes: the storage (tables created), its checkpointer, vector store and originals."""
     from backend.memory.conversations import delete_thread_rows, record_turn
     from backend.rag.files import document_files
     from backend.rag.store import open_vector_store
     from backend.store.checkpointer import checkpointer_for
-    from backend.store.open import open_storage
 
+    async with open_storage(settings) as storage:
+        await storage.prepare()
+        db, kb = storage.conversations, storage.knowledge
+        checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
+        async with open_vector_store(settings, kb, None) as vectors:
+            yield storage, checkpointer, vectors, document_files(kb, settings.data_dir / "documents")
+
+
+async def export_installation(settings: Any, folder: Path) -> dict[str, int]:
+    """Write the whole installation the settings point at into a new folder; returns what went, by file."""
     new_folder(folder)
     counts: dict[str, int] = {}
-    async with open_storage(settings) as storage:
-        databases = storage.by_role()
-        await storage.prepare()
+    async with _installation(settings) as (storage, checkpointer, vectors, files):
+        databases, db, kb = storage.by_role(), storage.conversations, storage.knowledge
         for table in TABLES:
-            db = databases[table.role]
-            counts[table.name] = await db.call(lambda t=table, d=db: dump_table(d, t, folder / f"{t.name}.jsonl"))
-        db = storage.conversations
-        checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
+            d = databases[table.role]
+            counts[table.name] = await d.call(lambda t=table, d=d: dump_table(d, t, folder / f"{t.name}.jsonl"))
         counts["checkpoints"] = await db.call(lambda: dump_checkpoints(checkpointer, folder / "checkpoints.jsonl"))
-        kb = storage.knowledge
-        async with open_vector_store(settings, kb, None) as vectors:
-            counts["vectors"] = await kb.call(lambda: dump_vectors(vectors, folder / "vectors.jsonl"))
-        files = document_files(kb, settings.data_dir / "documents")
+        counts["vectors"] = await kb.call(lambda: dump_vectors(vectors, folder / "vectors.jsonl"))
         counts["files"] = await kb.call(lambda: dump_files(files, kb, folder / "files"))
-        engine = "postgres" if settings.database_url else "sqlite"
-    write_manifest(folder, {"engine": engine, "counts": counts})
+    write_manifest(folder, {"engine": "postgres" if settings.database_url else "sqlite", "counts": counts})
     return counts
 
 
 async def import_installation(settings: Any, folder: Path) -> dict[str, int]:
     """Load an export into the empty installation the settings point at; returns what came, by file."""
-    from backend.memory.conversations import delete_thread_rows, record_turn
-    from backend.rag.files import document_files
-    from backend.rag.store import open_vector_store
-    from backend.store.checkpointer import checkpointer_for
-    from backend.store.open import open_storage
-
     manifest = read_manifest(folder)
     counts: dict[str, int] = {}
-    async with open_storage(settings) as storage:
-        databases = storage.by_role()
-        await storage.prepare()
-        await storage.conversations.call(lambda: require_empty(databases))
+    async with _installation(settings) as (storage, checkpointer, vectors, files):
+        databases, db, kb = storage.by_role(), storage.conversations, storage.knowledge
+        await db.call(lambda: require_empty(databases))
         for table in TABLES:
-            db = databases[table.role]
-            counts[table.name] = await db.call(lambda t=table, d=db: load_table(d, t, folder / f"{t.name}.jsonl"))
-        db = storage.conversations
-        checkpointer = await db.call(lambda: checkpointer_for(db, record_turn, delete_thread_rows))
+            d = databases[table.role]
+            counts[table.name] = await d.call(lambda t=table, d=d: load_table(d, t, folder / f"{t.name}.jsonl"))
         counts["checkpoints"] = await db.call(lambda: load_checkpoints(checkpointer, folder / "checkpoints.jsonl"))
-        kb = storage.knowledge
-        async with open_vector_store(settings, kb, None) as vectors:
-            counts["vectors"] = await kb.call(lambda: load_vectors(vectors, folder / "vectors.jsonl"))
-        files = document_files(kb, settings.data_dir / "documents")
+        counts["vectors"] = await kb.call(lambda: load_vectors(vectors, folder / "vectors.jsonl"))
         counts["files"] = await kb.call(lambda: load_files(files, folder / "files"))
     if counts != manifest["counts"]:
         raise TransferError(f"imported {counts}, but the export holds {manifest['counts']}")
