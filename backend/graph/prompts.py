@@ -65,9 +65,10 @@ Question: {question}"""
 # The answerable check (RAG_ANSWERABLE_CHECK): asked after the answer has streamed, in place of the answer, right
 # after the user message with the passages and the question, so the model judges the passages, not its own answer.
 # Its first token's P(yes) is the verdict. Chosen on bench.answers' tune split over variants with and without the
-# answer in the conversation and without the question repeated (README, "Answers").
-ANSWERED = """Question: {question}
-Do the sources above state the answer to this question? Answer yes or no."""
+# answer in the conversation and with and without the question repeated (README, "Answers"): the question is not
+# repeated, which separated correct from false answers as well or better on the tune split, in 12 fewer tokens to
+# evaluate.
+ANSWERED = "Do the sources above state the answer to the question? Answer yes or no."
 
 REWRITE = """Rewrite the follow-up question below as one standalone question that can be understood without the conversation above. Resolve pronouns and references using the conversation. Keep it short. Reply with the rewritten question only.
 

@@ -138,7 +138,7 @@ def with_context(sentence: str, question: str) -> str:
 def claim_kind(sentence: str) -> tuple[bool, bool]:
     """(is a claim, says nothing was found): a not-found statement is never a claim."""
     not_found = NOT_FOUND_RE.search(sentence) is not None
-    stated = len(content_words(sentence)) >= 3 or bool(numbers(sentence))
+    stated = len(content_words(sentence)) >= 3 or bool(facts(sentence))  # "F7 [S1]." states a code
     return stated and not not_found, not_found
 
 

@@ -18,7 +18,7 @@ INVENT_TRIGGER = "(fake: invent a fact)"
 INVENTED_CLAIM = "The unit also holds 42 litres of R-410A refrigerant [S1]."
 # Asked whether the sources state the answer (the answerable check), the fake says yes unless the question has this.
 NOT_ANSWERED_TRIGGER = "The fake judge says no."  # plain words: the injection classifier flagged "(fake: …)"
-ANSWERED_QUESTION = "state the answer to this question? Answer yes or no."
+ANSWERED_QUESTION = "state the answer to the question? Answer yes or no."
 _ENTRY_RE = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
 _WORD_RE = re.compile(r"[a-z0-9]+")
 

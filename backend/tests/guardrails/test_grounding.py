@@ -38,6 +38,13 @@ def test_a_code_or_name_no_passage_contains_is_not_support() -> None:
     }
 
 
+def test_a_bare_code_is_a_claim_its_passage_must_contain() -> None:
+    """A one-word answer naming a code ("F7 [S1]", copied from the question) states a fact like a sentence does."""
+    result = check_grounding("F7 [S1].", SOURCES, question="Which filter class (for example F7) does it use?")
+    assert [c.sentence for c in result.claims] == ["F7 [S1]."]
+    assert result.unsupported_sentences == ["F7 [S1]."] and result.claims[0].missing_facts == ["f7"]
+
+
 def test_a_claim_is_matched_against_every_passage_not_only_the_cited_one() -> None:
     result = check_grounding("A Zephyr-9 service costs 240 euros per unit [S1].", SOURCES)
     assert result.grounded and result.claims[0].best == "S2" and result.claims[0].cited == ["S1"]
