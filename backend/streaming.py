@@ -103,6 +103,11 @@ def replace_reason(validation: Validation) -> str:
             f"the model judged that the passages do not state the answer to the question{judged}, "
             "so the answer says the documents do not contain it"
         )
+    elif sources.get("not_found") == "replaced" and sources.get("not_found_reason") == "wrong_kind":
+        reasons.append(
+            f"the question asks for {sources.get('asked_for', 'something else')} and the answer gives none, "
+            "so the answer says the documents do not contain it"
+        )
     elif sources.get("not_found") == "replaced":
         reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
     if sources.get("markup_removed"):

@@ -2192,6 +2192,8 @@ export interface components {
          * @description Whether the answer's claims are supported by the passages it was given, and what was repaired.
          */
         SourcesCheck: {
+            /** Asked For */
+            asked_for?: string;
             /** Claims */
             claims?: number;
             /** Confidence */
@@ -2208,7 +2210,7 @@ export interface components {
              * Not Found Reason
              * @enum {string}
              */
-            not_found_reason?: "unsupported" | "unanswered";
+            not_found_reason?: "unsupported" | "unanswered" | "wrong_kind";
             /** Original Text */
             original_text?: string;
             /** Repairs */

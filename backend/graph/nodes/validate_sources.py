@@ -8,10 +8,14 @@ and, when citations were repaired or nothing was supported, `answer`:
   "I could not find this in the documents" naming the closest passages;
 - so does an answer with claims that the model judged does not answer the question (validation.answerable,
   written by validate_answerable when RAG_ANSWERABLE_CHECK is on);
+- and, with RAG_NOT_FOUND_REPLY, an answer that does not give the kind of thing the question asks for ("how
+  often" answered without a frequency: a neighbouring fact of the passage, answer_kind.py);
 - an answer in which the model itself says the documents lack the answer is restated in that same wording, which
   names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …").
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
+
+from typing import Literal
 
 from langgraph.runtime import Runtime
 
@@ -20,6 +24,7 @@ from backend.graph.deps import GraphDeps
 from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
+from backend.guardrails.answer_kind import asked_kind, gives_kind
 from backend.guardrails.grounding import GroundingResult, check_grounding
 from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
@@ -29,6 +34,7 @@ NOT_FOUND_DETAIL = {
     "model": "the model found no answer in the sources: said so, naming the passages found",
     "unsupported": "nothing in the answer is in the sources: answered that it is not found",
     "unanswered": "the sources do not state the answer to the question: answered that it is not found",
+    "wrong_kind": "the question asks for {kind} and the answer gives none: answered that it is not found",
 }
 
 
@@ -51,12 +57,13 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     check = _check(result, supported)
     if answer != original:
         check["markup_removed"] = True
-    unanswered = state.get("validation", {}).get("answerable", {}).get("answered") is False
-    if result.claims and (not supported and settings.not_found_reply or unanswered):
+    why = _not_found_reason(state, settings.not_found_reply, result, supported, answer)
+    if why is not None:
         text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
-        why = "unsupported" if not supported and settings.not_found_reply else "unanswered"
         check |= {"not_found": "replaced", "not_found_reason": why, "original_text": original}
-        return _out(runtime, check, text, NOT_FOUND_DETAIL[why])
+        if why == "wrong_kind":
+            check["asked_for"] = asked_kind(asked(state)).name  # type: ignore[union-attr]
+        return _out(runtime, check, text, NOT_FOUND_DETAIL[why].format(kind=check.get("asked_for")))
     if not result.claims and any(s.not_found for s in result.sentences):
         check["not_found"] = "model"
         text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
@@ -69,6 +76,26 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         return _out(runtime, check, answer if answer != original else None, _detail(result, fixed))
     check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]
     return _out(runtime, check, fixed.text, _detail(result, fixed))
+
+
+def asked(state: ChatState) -> str:
+    """The question as searched: standalone, without its @mentions."""
+    return state.get("rewritten_query") or state["question"]
+
+
+def _not_found_reason(
+    state: ChatState, not_found_reply: bool, result: GroundingResult, supported: int, answer: str
+) -> Literal["unsupported", "unanswered", "wrong_kind"] | None:
+    """Why an answer with claims becomes the not-found reply, if it does: nothing in it is supported, the model
+    judged the passages do not answer the question, or it does not give what the question asks for."""
+    if not result.claims:
+        return None
+    if not supported and not_found_reply:
+        return "unsupported"
+    if state.get("validation", {}).get("answerable", {}).get("answered") is False:
+        return "unanswered"
+    kind = asked_kind(asked(state)) if not_found_reply else None
+    return "wrong_kind" if kind is not None and supported and not gives_kind(kind, answer) else None
 
 
 def _check(result: GroundingResult, supported: int) -> SourcesCheck:

@@ -1,5 +1,6 @@
-"""Grounding through the API: a model that cites the wrong source and invents a number, one that invents all, and
-the answerable check replacing a supported answer the model judges does not answer the question."""
+"""Grounding through the API: a model that cites the wrong source and invents a number, one that invents all, the
+answerable check replacing a supported answer the model judges does not answer the question, and an answer that
+gives a neighbouring fact instead of what the question asks for."""
 
 import re
 from unittest.mock import ANY
@@ -31,6 +32,14 @@ class Invents(ScriptedChatModel):
 
     def reply(self, messages: list[BaseMessage]) -> str:
         return "The Zephyr-9 uses R-410A refrigerant [S1]."
+
+
+class NeighbouringFact(ScriptedChatModel):
+    """Fake model that answers "how often" with the passage's sentence about length (and its verdict with it too,
+    which reads as neither yes nor no)."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        return "Passwords must be at least 14 characters long [S1]."
 
 
 async def ask(client, message: str, thread_id: str) -> list[tuple[str, dict]]:
@@ -96,3 +105,25 @@ async def test_an_answer_the_model_judges_answered_is_kept(client):
     events = await ask(client, "@it-security-policy how long must passwords be?", "g4")
     done = events[-1][1]
     assert "14 characters" in done["answer"] and done["validation"]["answerable"]["answered"] is True
+
+
+async def test_a_neighbouring_fact_that_is_not_what_the_question_asks_for_becomes_an_honest_not_found(app, client):
+    app.state.services.deps.chat_model = NeighbouringFact()
+    events = await ask(client, "@it-security-policy how often must passwords be changed?", "g5")
+    done, replace = events[-1][1], first(events, "replace")
+    check = done["validation"]["sources"]
+    assert check["supported"] == 1  # the passage does state it: only what was asked tells it apart
+    assert check["not_found_reason"] == "wrong_kind" and check["asked_for"] == "a frequency"
+    assert check["original_text"] == "Passwords must be at least 14 characters long [S1]."
+    assert done["answer"].startswith("I could not find this in the documents.") and replace["text"] == done["answer"]
+    assert "the question asks for a frequency and the answer gives none" in replace["reason"]
+    stored = (await client.get("/api/threads/g5")).json()["messages"][-1]
+    assert stored["content"] == done["answer"] and stored["validation"]["sources"]["asked_for"] == "a frequency"
+
+
+async def test_an_answer_of_the_kind_asked_for_is_kept(app, client):
+    app.state.services.deps.chat_model = NeighbouringFact()
+    events = await ask(client, "@it-security-policy how long must passwords be?", "g6")
+    done = events[-1][1]
+    assert done["answer"].startswith("Passwords must be at least 14 characters long")
+    assert "not_found_reason" not in done["validation"]["sources"]

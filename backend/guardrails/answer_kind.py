@@ -1,0 +1,64 @@
+"""Does the answer give the kind of thing the question asks for? A frequency for "how often", a number for "how
+many", a time or date for "when".
+
+A small model answers a question its passages cannot answer with a neighbouring fact they do state, word for word
+("Passwords must be at least 14 characters long [S1]" to "How often must passwords be changed?"): every support
+check passes, since the passage states it. When the question opens with one of the few forms below and no
+sentence of the answer holds what that form asks for, the answer does not answer it. Only these openings are read,
+and each accepts many ways of saying it ("never", "only when", "no", "free", "immediately"), so an answer that
+does answer is not caught: on bench.answers' tune split no correct answer of either model was.
+"""
+
+import re
+from dataclasses import dataclass
+
+from backend.contract.citations import CITATION_RE
+
+_AUX = r"(is|are|was|were|do|does|did|must|should|can|could|will|would|may|might|has|have|had)"
+_NUMBER = (
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty"
+    r"|hundred|thousand|million|half|dozen|single|double|no|none|zero|unlimited|free|all|any|every|several|few)\b"
+)
+_FREQUENCY = (
+    r"\b(every|each|daily|weekly|monthly|quarterly|annual(ly)?|yearly|hourly|once|twice|times|per|never|always"
+    r"|whenever|when|only|if|after|before|regular(ly)?|continuous(ly)?|a (day|week|month|year))\b"
+)
+_TIME = (
+    _NUMBER + r"|\b(january|february|march|april|may|june|july|august|september|october|november|december|monday"
+    r"|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?|today|tomorrow|immediately|before"
+    r"|after|within|until|by|during|noon|midnight|morning|afternoon|evening|end|start|beginning|first|last|next"
+    r"|once|soon|same day)\b"
+)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a form of question asks for: its name, for the reason given, and what an answer of that kind holds."""
+
+    name: str
+    answer: re.Pattern[str]
+
+
+_KINDS = [
+    (re.compile(r"^how (often|frequently)\b"), Kind("a frequency", re.compile(_FREQUENCY))),
+    (
+        re.compile(r"^(how (many|much)|what (percentage|share|proportion|number|amount)|up to (how|what))\b"),
+        Kind("a number or an amount", re.compile(_NUMBER)),
+    ),
+    (re.compile(r"^(for )?how long\b"), Kind("a duration or a length", re.compile(_NUMBER))),
+    (
+        re.compile(rf"^((until|by|till) when|what time|what date|(in )?what year|when {_AUX})\b"),
+        Kind("a time or a date", re.compile(_TIME)),
+    ),
+]
+
+
+def asked_kind(question: str) -> Kind | None:
+    """The kind of answer the question's opening asks for; None for every other question."""
+    opening = question.strip().lower()
+    return next((kind for form, kind in _KINDS if form.search(opening)), None)
+
+
+def gives_kind(kind: Kind, answer: str) -> bool:
+    """Whether the answer (citation markers aside) holds something of that kind."""
+    return kind.answer.search(CITATION_RE.sub(" ", answer).lower()) is not None
