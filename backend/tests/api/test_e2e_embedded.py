@@ -9,6 +9,7 @@ import pytest
 from httpx_sse import connect_sse
 
 from backend.contract.citations import cited_ids
+from backend.graph.nodes.validate_answerable import CALIBRATED_MIN_YES
 from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.tests.conftest import SAMPLE_DOCS
@@ -132,8 +133,9 @@ def test_embedded_model_judges_from_its_log_probabilities_whether_the_passages_a
         events = parse_sse(client.post("/api/chat/stream", json={"message": question, "mode": "rag"}))
     assert events[-1][0] == "done", events[-1]
     verdict = events[-1][1]["validation"]["answerable"]
-    assert 0.0 < verdict["p_yes"] < 1.0 and verdict["threshold"] == 0.30, verdict
-    assert verdict["answered"] == (verdict["p_yes"] >= 0.30)
+    threshold = CALIBRATED_MIN_YES["qwen2.5-coder-0.5b"]
+    assert 0.0 < verdict["p_yes"] < 1.0 and verdict["threshold"] == threshold, verdict
+    assert verdict["answered"] == (verdict["p_yes"] >= threshold)
     judged = [d for n, d in events if n == "status" and d["node"] == "validate_answerable" and d["phase"] == "end"]
     assert judged and f"P(yes) {verdict['p_yes']:.2f}" in judged[0]["detail"]
 

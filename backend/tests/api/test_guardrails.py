@@ -16,7 +16,7 @@ async def test_pii_is_redacted_before_the_model_checkpoints_memory_and_turn_rows
     model.calls.clear()
     events = await ask(client, f"Please write to {EMAIL} about the notice period", mode="rag")
     thread_id = events[0][1]["thread_id"]
-    assert EMAIL not in str(model.calls) and "[EMAIL]" in model.calls[-1][-1].text
+    assert EMAIL not in str(model.calls) and any("[EMAIL]" in call[-1].text for call in model.calls)
     done = events[-1][1]
     assert done["question"] == "Please write to [EMAIL] about the notice period"
     assert "guardrail_input: REDACT (email)" in done["triage"]["triage_log"]

@@ -39,7 +39,7 @@ async def turn(model: ScriptedChatModel, question: str, model_name: str = "scrip
 
 
 async def test_a_supported_answer_to_another_question_becomes_the_not_found_reply_when_the_model_says_no():
-    out = await turn(Judging(verdict="No"), "How often must passwords be changed?")
+    out = await turn(Judging(verdict="No"), "What does the policy say about changing passwords?")
     assert out["answer"].startswith("I could not find this in the documents.")
     assert "it-security-policy.md" in out["answer"]
     sources = out["validation"]["sources"]
@@ -65,13 +65,13 @@ async def test_the_verdict_is_asked_in_place_of_the_answer_after_the_generators_
 
 async def test_with_the_check_off_the_model_is_not_asked_and_the_answer_stays():
     model = Judging(verdict="No")
-    out = await turn(model, "How often must passwords be changed?", answerable_check=False)
+    out = await turn(model, "What does the policy say about changing passwords?", answerable_check=False)
     assert out["answer"] == NEIGHBOUR and len(model.calls) == 1 and "answerable" not in out["validation"]
 
 
 async def test_an_answer_that_already_says_not_found_is_not_judged():
     model = Judging(answer="The documents do not say; they cover password length [S1].", verdict="No")
-    out = await turn(model, "How often must passwords be changed?")
+    out = await turn(model, "What does the policy say about changing passwords?")
     assert len(model.calls) == 1 and "answerable" not in out["validation"]
     assert out["validation"]["sources"]["not_found"] == "model"  # the model's own verdict, in the one wording
 
@@ -89,7 +89,7 @@ async def test_a_not_found_answer_that_echoes_the_prompts_example_is_restated_wi
 
 
 async def test_no_verdict_leaves_the_answer_as_it_is():
-    out = await turn(Judging(verdict="Maybe"), "How often must passwords be changed?")
+    out = await turn(Judging(verdict="Maybe"), "What does the policy say about changing passwords?")
     assert out["answer"] == NEIGHBOUR and out["validation"]["answerable"]["answered"] is None
 
 
@@ -101,7 +101,7 @@ async def test_a_chat_turn_is_not_judged():
 
 async def test_a_model_without_a_calibrated_threshold_is_not_asked_unless_one_is_set():
     model = Judging(verdict="No")
-    out = await turn(model, "How often must passwords be changed?", model_name="llama3.2:3b")
+    out = await turn(model, "What does the policy say about changing passwords?", model_name="llama3.2:3b")
     assert out["answer"] == NEIGHBOUR and len(model.calls) == 1 and "answerable" not in out["validation"]
     assert any("no threshold for llama3.2:3b" in step for step in out["steps"])
     out = await turn(Judging(verdict="No"), "How often?", model_name="llama3.2:3b", answerable_min_yes=0.4)
