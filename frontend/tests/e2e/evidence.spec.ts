@@ -6,7 +6,7 @@ const INVENT = "(fake: invent a fact)";
 
 test("an unsupported claim is underlined with a badge, live and after a reload", async ({ chat, page }) => {
   await chat.goto();
-  await chat.ask(`How often does the Zephyr-9 need servicing? ${INVENT}`);
+  await chat.ask(`How often must the Zephyr-9 be serviced? ${INVENT}`);
   const live = await chat.waitForAnswerDone();
   await expect(live.unsupported).toHaveCount(1);
   await expect(live.unsupported).toContainText("42 litres of R-410A refrigerant");
@@ -27,7 +27,7 @@ test("an unsupported claim is underlined with a badge, live and after a reload",
 
 test("a citation opens its Markdown document at the passage, supporting sentence highlighted", async ({ chat }) => {
   await chat.goto();
-  await chat.ask("@zephyr-9-service-manual.md How often does the Zephyr-9 need servicing?");
+  await chat.ask("@zephyr-9-service-manual.md How often must the Zephyr-9 be serviced?");
   const answer = await chat.waitForAnswerDone();
   const cited = answer.citation("S1");
   await cited.click();
