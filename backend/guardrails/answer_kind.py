@@ -21,7 +21,7 @@ _NUMBER = (
 )
 _FREQUENCY = (
     r"\b(every|each|daily|weekly|monthly|quarterly|annual(ly)?|yearly|hourly|once|twice|times|per|never|always"
-    r"|whenever|when|only|if|after|before|regular(ly)?|continuous(ly)?|a (day|week|month|year))\b"
+    r"|whenever|when|only|if|after|before|regular(ly)?|continuous(ly)?|intervals?|a (day|week|month|year))\b"
 )
 _TIME = (
     _NUMBER + r"|\b(january|february|march|april|may|june|july|august|september|october|november|december|monday"

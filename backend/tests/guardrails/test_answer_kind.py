@@ -41,6 +41,7 @@ def test_other_questions_ask_for_no_particular_kind(question: str) -> None:
         ("How often must passwords be changed?", "Passwords never expire [S1]."),
         ("How often must passwords be changed?", "Only when they may have been disclosed [S1]."),
         ("How often is the Zephyr-9 serviced?", "Once a year, before the cooling season [S2]."),
+        ("How often is the Zephyr-9 serviced?", "At 12-month intervals by a certified technician [S1]."),
         ("How many leave days can contractors carry over?", "None: their own agreements apply [S1]."),
         ("How much does the helpdesk charge?", "It is free for employees [S1]."),
         ("How long does probation last?", "Six months [S1]."),
