@@ -24,7 +24,7 @@ from backend.graph.deps import GraphDeps
 from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
-from backend.guardrails.answer_kind import asked_kind, gives_kind
+from backend.guardrails.answer_kind import Kind, asked_kind, gives_kind
 from backend.guardrails.grounding import GroundingResult, check_grounding
 from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
@@ -57,12 +57,12 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     check = _check(result, supported)
     if answer != original:
         check["markup_removed"] = True
-    why = _not_found_reason(state, settings.not_found_reply, result, supported, answer)
+    why, kind = _not_found_reason(state, settings.not_found_reply, result, supported, answer)
     if why is not None:
         text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
         check |= {"not_found": "replaced", "not_found_reason": why, "original_text": original}
-        if why == "wrong_kind":
-            check["asked_for"] = asked_kind(asked(state)).name  # type: ignore[union-attr]
+        if kind is not None:
+            check["asked_for"] = kind.name
         return _out(runtime, check, text, NOT_FOUND_DETAIL[why].format(kind=check.get("asked_for")))
     if not result.claims and any(s.not_found for s in result.sentences):
         check["not_found"] = "model"
@@ -85,17 +85,20 @@ def asked(state: ChatState) -> str:
 
 def _not_found_reason(
     state: ChatState, not_found_reply: bool, result: GroundingResult, supported: int, answer: str
-) -> Literal["unsupported", "unanswered", "wrong_kind"] | None:
+) -> tuple[Literal["unsupported", "unanswered", "wrong_kind"] | None, Kind | None]:
     """Why an answer with claims becomes the not-found reply, if it does: nothing in it is supported, the model
-    judged the passages do not answer the question, or it does not give what the question asks for."""
+    judged the passages do not answer the question, or it does not give what the question asks for (then also
+    the kind asked for)."""
     if not result.claims:
-        return None
+        return None, None
     if not supported and not_found_reply:
-        return "unsupported"
+        return "unsupported", None
     if state.get("validation", {}).get("answerable", {}).get("answered") is False:
-        return "unanswered"
+        return "unanswered", None
     kind = asked_kind(asked(state)) if not_found_reply else None
-    return "wrong_kind" if kind is not None and supported and not gives_kind(kind, answer) else None
+    if kind is not None and supported and not gives_kind(kind, answer):
+        return "wrong_kind", kind
+    return None, None
 
 
 def _check(result: GroundingResult, supported: int) -> SourcesCheck:
