@@ -41,7 +41,7 @@ from backend.graph.history import cache_layout
 from backend.graph.prompts import system_prompt
 from backend.guardrails.faq import load_faq
 from backend.guardrails.policy import GuardrailPolicy
-from backend.llm.factory import open_models
+from backend.llm.factory import MINILM, open_models
 from backend.llm.prime import prime_slots
 from backend.memory.conversations import ConversationStore, delete_thread_rows, record_turn
 from backend.rag.knowledge import KnowledgeBase
@@ -123,6 +123,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
                 policy=GuardrailPolicy.parse(settings.guardrail_policy),
                 faq=load_faq(settings.faq_path) if settings.faq_path and settings.faq_path.exists() else [],
                 embed=knowledge.embed_query.many,
+                guard_embed=knowledge.embed_query.many if models.embedding_model == MINILM else None,
                 provider=models.backend,
                 model_name=models.model,
             )

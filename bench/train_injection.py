@@ -1,19 +1,32 @@
-"""Train the injection classifier on the training sources only; fix its threshold on their dev split.
+"""Train the injection classifiers on the training sources only; fix each threshold on their dev split.
 
-`python -m bench.train_injection` rewrites backend/guardrails/injection_model.npz. Every training set is split
-80/20 by a fixed shuffle; the model is fitted on the 80% and the threshold is the lowest that keeps the false
+`python -m bench.train_injection` rewrites backend/guardrails/injection_model.npz (n-grams) and
+injection_embedding_model.npz (MiniLM vectors; `--only ngram|embedding` for one). Every training set is split
+80/20 by a fixed shuffle; a model is fitted on the 80% and its threshold is the lowest that keeps the false
 positive rate on the pooled benign dev texts at or below --max-dev-fpr. The held-out report sets are not read here.
 """
 
 import argparse
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 
-from backend.guardrails.classifier import BUCKETS, MODEL_PATH, LinearModel, features, save_model
-from bench.injection_data import LabelledSet, split, train_sets
+from backend.guardrails.classifier import (
+    BUCKETS,
+    EMBEDDING_MODEL_PATH,
+    MODEL_PATH,
+    EmbeddingModel,
+    LinearModel,
+    features,
+    judged_by_embedding,
+    save_embedding_model,
+    save_model,
+)
+from backend.settings import get_settings
+from bench.injection_data import LabelledSet, embedding_train_sets, split, train_sets
 from bench.lib import report
 
 
@@ -51,47 +64,120 @@ def fit(texts: list[str], labels: npt.NDArray[np.float32], sample_weight: npt.ND
     return w.astype(np.float32), float(b)
 
 
-def pick_threshold(dev: list[tuple[LabelledSet, list[str]]], model: LinearModel, max_fpr: float) -> float:
-    """Lowest threshold on a 0.01 grid at which the pooled benign dev texts' false-positive rate is <= max_fpr."""
-    scores = np.array([model.probability(t) for s, texts in dev if s.label == 0 for t in texts])
-    for t in np.arange(0.05, 0.96, 0.01):
-        if np.mean(scores >= t) <= max_fpr:
-            return round(float(t), 2)
-    return 0.95
+def fit_network(vectors: npt.NDArray[np.float32], labels: npt.NDArray[np.float32],
+                sample_weight: npt.NDArray[np.float32], l2: float, epochs: int, hidden: int = 64,
+                seed: int = 0) -> EmbeddingModel:  # fmt: skip
+    """One hidden ReLU layer and a logistic output, weighted cross-entropy plus L2, by full-batch Adam."""
+    rng = np.random.default_rng(seed)
+    dim = vectors.shape[1]
+    params = [rng.normal(0, dim**-0.5, (dim, hidden)), np.zeros(hidden), rng.normal(0, hidden**-0.5, hidden),
+              np.zeros(1)]  # fmt: skip
+    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    lr, beta1, beta2, eps = 0.01, 0.9, 0.999, 1e-8
+    x, total = vectors.astype(np.float64), sample_weight.sum()
+    for step in range(1, epochs + 1):
+        w1, b1, w2, b2 = params
+        h = np.maximum(0, x @ w1 + b1)
+        p = 1 / (1 + np.exp(-(h @ w2 + b2[0])))
+        r = (p - labels) * sample_weight / total
+        dh = np.outer(r, w2) * (h > 0)
+        grads = [x.T @ dh + l2 * w1, dh.sum(0), h.T @ r + l2 * w2, np.array([r.sum()])]
+        for i, g in enumerate(grads):
+            m, v = moments[i]
+            m[:] = beta1 * m + (1 - beta1) * g
+            v[:] = beta2 * v + (1 - beta2) * g**2
+            params[i] -= lr * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + eps)
+    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
+    return EmbeddingModel(w1, b1, w2, float(b2[0]), 0.5)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Fit, pick the threshold, print the dev figures, write the model."""
-    parser = argparse.ArgumentParser(prog="bench.train_injection", description=__doc__.split("\n")[0])
-    parser.add_argument("--l2", type=float, default=3e-4, help="L2 penalty on the weights")
-    parser.add_argument("--epochs", type=int, default=300, help="full-batch Adam steps")
-    parser.add_argument("--max-dev-fpr", type=float, default=0.005, help="on the pooled benign dev texts")
-    parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the model")
-    args = parser.parse_args(argv)
-    sets = train_sets()
+def lowest_threshold(benign_scores: npt.NDArray[np.float64], max_fpr: float, step: float = 0.01) -> float:
+    """Lowest threshold on a grid at which the share of benign scores at or above it is <= max_fpr."""
+    for t in np.arange(0.05, 0.99, step):
+        if np.mean(benign_scores >= t) <= max_fpr:
+            return round(float(t), 3)
+    return 0.99
+
+
+def weighted(sets: list[LabelledSet]) -> tuple[list, list[str], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """(set, fit, dev) per set; the fit texts, their labels and weights: each class weighs the same in total,
+    and within a class each source weighs the same."""
     parts = [(s, *split(s.texts)) for s in sets]
     texts = [t for _, fit_texts, _ in parts for t in fit_texts]
     labels = np.array([s.label for s, fit_texts, _ in parts for _ in fit_texts], np.float32)
-    # each class weighs the same in total, and within a class each source weighs the same
     per_class = {c: sum(1 for s, f, _ in parts if s.label == c and f) for c in (0, 1)}
     weight = np.array([1 / (len(f) * per_class[s.label]) for s, f, _ in parts for _ in f], np.float32)
+    return parts, texts, labels, weight * len(texts)
+
+
+def dev_table(parts: list, flagged: Callable[[list[str]], npt.NDArray[np.bool_]], title: str) -> str:
+    """Share of each source's dev split flagged."""
+    rows = [[s.name, "attack" if s.label else "benign", len(f), len(d), report.pct(np.mean(flagged(d))) if d else "-"]
+            for s, f, d in parts]  # fmt: skip
+    return report.table(title, ["set", "label", "fit", "dev", "flagged"], rows, False)
+
+
+def train_ngram(args: argparse.Namespace) -> None:
+    """The n-gram logistic regression on train_sets()."""
+    parts, texts, labels, weight = weighted(train_sets())
     start = time.perf_counter()
-    w, b = fit(texts, labels, weight * len(texts), args.l2, args.epochs)
+    w, b = fit(texts, labels, weight, args.l2, args.epochs)
     elapsed = time.perf_counter() - start
     model = LinearModel(w, b, 0.5)
-    dev = [(s, d) for s, _, d in parts]
-    threshold = pick_threshold(dev, model, args.max_dev_fpr)
-    model = LinearModel(w, b, threshold)
-    rows = [
-        [s.name, "attack" if s.label else "benign", len(f), len(d), report.pct(np.mean([model.probability(t) >=
-         threshold for t in d])) if d else "-"]
-        for s, f, d in parts
-    ]  # fmt: skip
-    title = f"Training sources (fit {elapsed:.0f} s); share flagged on the dev split at threshold {threshold}"
-    print(report.table(title, ["set", "label", "fit", "dev", "flagged"], rows, False))
+    benign = np.array([model.probability(t) for s, _, d in parts if s.label == 0 for t in d])
+    model = LinearModel(w, b, lowest_threshold(benign, args.max_dev_fpr))
+    flagged = lambda texts: np.array([model.probability(t) >= model.threshold for t in texts])  # noqa: E731
+    title = f"N-gram model (fit {elapsed:.0f} s); share flagged on the dev split at threshold {model.threshold}"
+    print(dev_table(parts, flagged, title))
     if not args.dry_run:
         save_model(model, MODEL_PATH)
         print(f"wrote {MODEL_PATH}")
+
+
+def train_embedding(args: argparse.Namespace) -> None:
+    """The network over MiniLM vectors on embedding_train_sets()."""
+    from bench.guardrails import load_embedder
+
+    embed = load_embedder(get_settings().cache_dir)
+    if embed is None:
+        raise SystemExit("the MiniLM files are missing: run ./scripts/start or `python -m backend.cli prepare` first")
+    parts, texts, labels, weight = weighted(embedding_train_sets())
+    start = time.perf_counter()
+    vectors = np.asarray(embed(texts), np.float32)
+    embedded = time.perf_counter() - start
+    network = fit_network(vectors, labels, weight, args.embedding_l2, args.embedding_epochs)
+    elapsed = time.perf_counter() - start - embedded
+    dev = {id(d): network.probabilities(np.asarray(embed(d), np.float32)) for _, _, d in parts if d}
+    # the product judges only long messages, so the rule counts the benign dev texts it judges
+    judged = {id(d): np.array([judged_by_embedding(t) for t in d]) for _, _, d in parts if d}
+    benign = np.concatenate([dev[id(d)][judged[id(d)]] for s, _, d in parts if s.label == 0 and d])
+    threshold = lowest_threshold(benign, args.max_dev_fpr, 0.005)
+    network = EmbeddingModel(network.w1, network.b1, network.w2, network.b2, threshold)
+    by_texts = {id(d): (dev[id(d)] >= threshold) & judged[id(d)] for _, _, d in parts if d}
+    flagged = lambda texts: by_texts[id(texts)]  # noqa: E731
+    title = (f"Embedding model (embedding {embedded:.0f} s, fit {elapsed:.0f} s); share flagged on the dev split at "
+             f"threshold {threshold}, {len(benign)} benign dev texts long enough to judge")  # fmt: skip
+    print(dev_table(parts, flagged, title))
+    if not args.dry_run:
+        save_embedding_model(network, EMBEDDING_MODEL_PATH)
+        print(f"wrote {EMBEDDING_MODEL_PATH}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit, pick the thresholds, print the dev figures, write the models."""
+    parser = argparse.ArgumentParser(prog="bench.train_injection", description=__doc__.split("\n")[0])
+    parser.add_argument("--only", choices=("ngram", "embedding"), help="train one of the two models")
+    parser.add_argument("--l2", type=float, default=3e-4, help="L2 penalty on the n-gram weights")
+    parser.add_argument("--epochs", type=int, default=300, help="full-batch Adam steps (n-grams)")
+    parser.add_argument("--embedding-l2", type=float, default=1e-4, help="L2 penalty on the network's weights")
+    parser.add_argument("--embedding-epochs", type=int, default=600, help="full-batch Adam steps (network)")
+    parser.add_argument("--max-dev-fpr", type=float, default=0.005, help="on the pooled benign dev texts")
+    parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the models")
+    args = parser.parse_args(argv)
+    if args.only != "embedding":
+        train_ngram(args)
+    if args.only != "ngram":
+        train_embedding(args)
     return 0
 
 

@@ -22,6 +22,7 @@ class GraphDeps:
     policy: GuardrailPolicy = field(default_factory=GuardrailPolicy)
     faq: list[FaqEntry] = field(default_factory=list)
     embed: Callable[[list[str]], list] | None = None
+    guard_embed: Callable[[list[str]], list] | None = None  # the offline MiniLM, for the injection classifier
     provider: str = "fake"  # the model backend, recorded with each turn
     model_name: str = "scripted-fake"
     lease: ModelLease | None = None  # this turn's hold on a model slot (set per turn by the runner)

@@ -1,10 +1,20 @@
-"""A linear prompt-injection / jailbreak classifier over hashed word and character n-grams.
+"""Two prompt-injection / jailbreak classifiers: one over hashed n-grams of the text, one over its MiniLM vector.
 
-Features: lower-cased NFKC text; word 1- and 2-grams and character 3- to 5-grams inside words, each hashed by
+N-grams: lower-cased NFKC text; word 1- and 2-grams and character 3- to 5-grams inside words, each hashed by
 CRC-32 into 2**18 buckets, counts log-scaled and the vector L2-normalised. The model is logistic regression
-fitted by `python -m bench.train_injection` on public data (bench/data/injection/README.md) and shipped as
-injection_model.npz beside this module: weights, bias and the threshold fixed on the training sources' dev
-split. It loads once, on first use; nothing is read at import time.
+shipped as injection_model.npz beside this module: weights, bias and the threshold fixed on the training
+sources' dev split.
+
+Embedding: a small two-layer network over the message's all-MiniLM-L6-v2 vector, shipped as
+injection_embedding_model.npz. It catches what a lexical model cannot: a role-play or a story worded unlike any
+training text that asks for something harmful. It judges only messages of EMBEDDING_MIN_WORDS words or more: a
+jailbreak wraps its request in a persona or a scenario (every training template is longer), while a short
+question about a hazard ("How do I dispose of the refrigerant safely?") is a question, which it would otherwise
+flag for its subject. It only runs where the documents are embedded by the offline MiniLM.
+
+Both are fitted by `python -m bench.train_injection` on public data (bench/data/injection/README.md); each
+threshold is the lowest that keeps the pooled benign dev texts' false-positive rate at or below 0.5%. They load
+once, on first use; nothing is read at import time.
 """
 
 import re
@@ -19,6 +29,10 @@ import numpy as np
 import numpy.typing as npt
 
 MODEL_PATH = Path(__file__).with_name("injection_model.npz")
+EMBEDDING_MODEL_PATH = Path(__file__).with_name("injection_embedding_model.npz")
+# the shortest jailbreak template in the training data has 49 words; typed questions stay under 40 (HotpotQA's
+# 99th percentile is 32, CLINC150's longest request 26)
+EMBEDDING_MIN_WORDS = 40
 BUCKETS = 2**18
 CHAR_NGRAMS = (3, 4, 5)
 _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -68,6 +82,45 @@ def load_model(path: Path = MODEL_PATH) -> LinearModel:
     """The shipped model, read once."""
     with np.load(path) as data:
         return LinearModel(data["weights"].astype(np.float32), float(data["bias"]), float(data["threshold"]))
+
+
+@dataclass(frozen=True)
+class EmbeddingModel:
+    """One hidden ReLU layer over a 384-dimensional MiniLM vector, a logistic output, and the flagging threshold."""
+
+    w1: npt.NDArray[np.float32]
+    b1: npt.NDArray[np.float32]
+    w2: npt.NDArray[np.float32]
+    b2: float
+    threshold: float
+
+    def probabilities(self, vectors: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        """P(injection or jailbreak) for each row of vectors."""
+        hidden = np.maximum(0, np.asarray(vectors, np.float32) @ self.w1 + self.b1)
+        return 1 / (1 + np.exp(-(hidden @ self.w2 + self.b2)))
+
+    def probability(self, vector: npt.ArrayLike) -> float:
+        """P(injection or jailbreak) for one vector."""
+        return float(self.probabilities(np.asarray(vector, np.float32)[None, :])[0])
+
+
+def judged_by_embedding(text: str) -> bool:
+    """Whether the embedding classifier looks at this message (long enough to wrap a request in a scenario)."""
+    return len(text.split()) >= EMBEDDING_MIN_WORDS
+
+
+def save_embedding_model(model: EmbeddingModel, path: Path = EMBEDDING_MODEL_PATH) -> None:
+    """Write the network as float16, like the n-gram weights."""
+    np.savez_compressed(path, w1=model.w1.astype(np.float16), b1=model.b1.astype(np.float16),
+                        w2=model.w2.astype(np.float16), b2=model.b2, threshold=model.threshold)  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def load_embedding_model(path: Path = EMBEDDING_MODEL_PATH) -> EmbeddingModel:
+    """The shipped embedding model, read once."""
+    with np.load(path) as data:
+        w1, b1, w2 = (data[k].astype(np.float32) for k in ("w1", "b1", "w2"))
+        return EmbeddingModel(w1, b1, w2, float(data["b2"]), float(data["threshold"]))
 
 
 def classifier_score(text: str) -> float:

@@ -6,9 +6,10 @@ are evaluated per sentence. ``source="document"`` is for retrieved or ingested t
 addressed to an assistant (a translation order, an off-topic task) is hostile, while the same words typed by
 the user are an ordinary request.
 
-User messages: the rules are joined by a linear n-gram classifier trained on public jailbreak and benign user
-prompts (classifier.py): when its probability reaches the model's own threshold it adds a hit scaled so that
-threshold lands on INJECTION_THRESHOLD, so a message is flagged when the rules or the classifier say so.
+User messages: the rules are joined by two classifiers trained on public jailbreak and benign user prompts
+(classifier.py), one over the text's n-grams and, when the caller passes the message's MiniLM vector, one over
+that vector. When a probability reaches its model's own threshold it adds a hit scaled so that threshold lands
+on INJECTION_THRESHOLD, so a message is flagged when the rules or either classifier say so.
 Documents are scanned by the rules alone: the classifier never saw document text, and it flags 2-6% of clean
 chunks (bench.guardrails).
 """
@@ -17,11 +18,11 @@ import base64
 import binascii
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from backend.guardrails.classifier import load_model
+from backend.guardrails.classifier import judged_by_embedding, load_embedding_model, load_model
 from backend.guardrails.injection_patterns import (
     DIRECTIVE,
     LANGUAGE_SWITCH,
@@ -63,12 +64,22 @@ class _Hit:
     names: tuple[str, ...]
 
 
-def score_injection(text: str, source: Source = "user", classifier: bool = True) -> InjectionResult:
-    """Score a user message (source="user", rules and classifier) or a document chunk (source="document", rules)."""
+def score_injection(
+    text: str, source: Source = "user", classifier: bool = True, vector: Sequence[float] | None = None
+) -> InjectionResult:
+    """Score a user message (source="user", rules and classifiers) or a document chunk (source="document", rules).
+
+    vector: the message's all-MiniLM-L6-v2 embedding, for the embedding classifier (skipped without it, and for
+    messages under EMBEDDING_MIN_WORDS words)."""
     normal = _normalise(text)
     hits: dict[str, _Hit] = {}
     if classifier and source == "user":
-        _keep(hits, "classifier", _classifier_hit(normal))
+        model = load_model()
+        _keep(hits, "classifier", _classifier_hit(model.probability(normal), model.threshold, "classifier"))
+        if vector is not None and judged_by_embedding(normal):
+            network = load_embedding_model()
+            probability = network.probability(vector)
+            _keep(hits, "embedding", _classifier_hit(probability, network.threshold, "embedding_classifier"))
     for name, weight, kind in _text_hits(normal):
         _keep(hits, name, _Hit(weight, kind, (name,)))
     sentences = [s for s in _SENTENCE_SPLIT.split(normal) if s.strip()]
@@ -84,14 +95,12 @@ def score_injection(text: str, source: Source = "user", classifier: bool = True)
     return _result(hits)
 
 
-def _classifier_hit(text: str) -> _Hit | None:
-    """The classifier's verdict as a hit, its threshold mapped onto INJECTION_THRESHOLD; None below it."""
-    model = load_model()
-    probability = model.probability(text)
-    if probability < model.threshold:
+def _classifier_hit(probability: float, threshold: float, name: str) -> _Hit | None:
+    """A classifier's verdict as a hit, its threshold mapped onto INJECTION_THRESHOLD; None below it."""
+    if probability < threshold:
         return None
-    weight = INJECTION_THRESHOLD + (1 - INJECTION_THRESHOLD) * (probability - model.threshold) / (1 - model.threshold)
-    return _Hit(weight, "injection", ("classifier",))
+    weight = INJECTION_THRESHOLD + (1 - INJECTION_THRESHOLD) * (probability - threshold) / (1 - threshold)
+    return _Hit(weight, "injection", (name,))
 
 
 def _keep(hits: dict[str, _Hit], key: str, hit: _Hit | None) -> None:

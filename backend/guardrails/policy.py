@@ -11,9 +11,11 @@ actions: block | allow for injection, jailbreak, toxicity; block | redact | allo
 An empty setting means the defaults: injection, jailbreak and toxicity blocked, all PII redacted.
 """
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from backend.guardrails.classifier import judged_by_embedding
 from backend.guardrails.injection import InjectionResult, score_injection
 from backend.guardrails.pii import PII_TYPES, PiiMatch, apply_redactions, find_pii
 from backend.guardrails.toxicity import ToxicityResult, score_toxicity
@@ -101,14 +103,20 @@ class InputVerdict:
     scores: dict[str, float] = field(default_factory=dict)
 
 
-def check_input(text: str, policy: GuardrailPolicy | None = None) -> InputVerdict:
-    """Run injection, toxicity and PII checks on a user message and apply the policy."""
+def check_input(
+    text: str, policy: GuardrailPolicy | None = None, embed: Callable[[list[str]], Sequence] | None = None
+) -> InputVerdict:
+    """Run injection, toxicity and PII checks on a user message and apply the policy.
+
+    embed: the offline MiniLM embedder (a list of texts to their vectors), which turns on the embedding
+    classifier for long messages; None where documents are embedded by another model."""
     policy = policy or GuardrailPolicy()
     blocked: list[str] = []
     reasons: list[str] = []
     scores: dict[str, float] = {}
     if policy.injection != "allow" or policy.jailbreak != "allow":
-        injection = score_injection(text, "user")
+        vector = embed([text])[0] if embed and judged_by_embedding(text) else None
+        injection = score_injection(text, "user", vector=vector)
         scores["injection"] = injection.score
         _apply_injection(injection, policy, blocked, reasons)
     if policy.toxicity != "allow":

@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 async def guardrail_input(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Block what the policy blocks, unless the user overrode an injection block; record what was redacted."""
-    verdict = check_input(state["question"], runtime.context.policy)
+    verdict = check_input(state["question"], runtime.context.policy, runtime.context.guard_embed)
     redacted = state.get("input_redactions", [])
     categories = verdict.categories or redacted
     check = {"action": verdict.action, "categories": categories, "reason": verdict.reason, "scores": verdict.scores}

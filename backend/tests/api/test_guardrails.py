@@ -3,6 +3,7 @@ import io
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from backend.tests.api.test_memory import ask, status
+from backend.tests.guardrails.test_classifier import WRAPPED_REQUEST
 
 EMAIL = "jane.roe@example.org"
 HOSTILE = (
@@ -38,6 +39,18 @@ async def test_injection_is_blocked_without_the_model_but_the_turn_is_remembered
     assert starts == ["guardrail_input", "guardrail_output", "memory"]
     memory = (await client.get(f"/api/threads/{events[0][1]['thread_id']}/memory")).json()
     assert memory["qa_index"][0]["answer"] == done["answer"]
+
+
+async def test_an_attack_only_its_minilm_vector_shows_is_blocked_through_the_api(client, app):
+    # the app embeds documents with the offline MiniLM, so the guardrail also scores a long message's vector; the
+    # rules and the n-gram model let this one through (backend/tests/guardrails/test_classifier.py)
+    assert app.state.services.deps.guard_embed is not None
+    model = app.state.services.deps.chat_model
+    model.calls.clear()
+    block = (await ask(client, WRAPPED_REQUEST))[-1][1]
+    assert block["triage"]["route"] == "blocked" and model.calls == []
+    assert "embedding_classifier" in block["validation"]["input"]["reason"]
+    assert block["validation"]["input"]["can_override"] is True
 
 
 async def test_a_blocked_message_sent_again_with_guardrail_warn_reaches_the_model_once(client, app):
