@@ -1,6 +1,7 @@
 """Synchronous, model-free guardrail and triage detectors that the graph nodes wrap.
 
-Input:      check_input(text, GuardrailPolicy) -> InputVerdict        (policy.py: injection, toxicity, PII)
+Input:      check_input(text, GuardrailPolicy, embed=None) -> InputVerdict  (policy.py: injection, toxicity, PII;
+            embed, the offline MiniLM, adds the embedding classifier for long messages)
 Documents:  score_injection(chunk, source="document") -> InjectionResult  (injection.py, ingest and retrieval)
 Triage:     classify_intent(message) -> IntentMatch | None             (intent.py)
             match_faq(question, load_faq(path)) -> FaqMatch | None     (faq.py)
