@@ -1,4 +1,4 @@
-"""Synchronous, model-free guardrail and triage detectors that the graph nodes wrap.
+"""Synchronous guardrail and triage detectors (no language model) that the graph nodes wrap.
 
 Input:      check_input(text, GuardrailPolicy, embed=None) -> InputVerdict  (policy.py: injection, toxicity, PII;
             embed, the offline MiniLM, adds the embedding classifier for long messages)
