@@ -81,6 +81,12 @@ def measured(label: str, turn: Turn, calls: list[dict], recorded: list[dict] | N
         "model_ttft_s": model_ttft,
         "ragline_s": first - model_ttft if first is not None and model_ttft is not None else None,
         "before_model_s": call["t_start"] - turn.t_send if call else None,
+        # the model's first token -> the client's first token event: the PII gate holds the first word until the
+        # next token shows where it ends, so this is about one generation step (the second token's gap)
+        "after_first_token_s": turn.t_send + first - call["t_first_token"]
+        if call and first and call["t_first_token"]
+        else None,
+        "step_s": call["t_second_token"] - call["t_first_token"] if call and call.get("t_second_token") else None,
         "answer": ((turn.done or {}).get("answer") or turn.error or "")[:60],
     }
 
@@ -176,11 +182,12 @@ def render(results: list[dict], markdown: bool) -> str:
         rows = [
             [t["turn"], report.secs(t["ttft_s"]), report.times(t["ratio_to_first"], 2), t["prompt_tokens"],
              t["evaluated_tokens"], report.secs(t["llama_prompt_s"]), report.secs(t.get("model_ttft_s")),
-             report.secs(t.get("ragline_s")), share(t), report.secs(t.get("before_model_s"))]
+             report.secs(t.get("ragline_s")), share(t), report.secs(t.get("before_model_s")),
+             report.secs(t.get("after_first_token_s")), report.secs(t.get("step_s"))]
             for t in r["turns"]
         ]  # fmt: skip
         headers = ["turn", "TTFT", "÷ first", "prompt tok", "evaluated", "llama prompt", "model TTFT", "Ragline",
-                   "Ragline %", "model call starts"]  # fmt: skip
+                   "Ragline %", "model call starts", "model's 1st token -> client", "one generation step"]  # fmt: skip
         out.append(report.table(f"{r['model']}: one conversation", headers, rows, markdown))
         kv = r["kv_cache_files"]
         out.append(

@@ -22,7 +22,7 @@ FACTORY = "bench.lib.recorder:create_recording_app"
 
 
 class CallRecorder(BaseCallbackHandler):
-    """Records each chat-model call: start, first non-empty token, end, node, thread and messages."""
+    """Records each chat-model call: start, first and second non-empty token, end, node, thread and messages."""
 
     run_inline = True  # called on the event loop, no executor hop
 
@@ -43,6 +43,7 @@ class CallRecorder(BaseCallbackHandler):
         self.calls[run_id] = {
             "t_start": time.monotonic(),
             "t_first_token": None,
+            "t_second_token": None,
             "t_end": None,
             "node": meta.get("langgraph_node"),
             "thread_id": meta.get("thread_id"),
@@ -51,10 +52,11 @@ class CallRecorder(BaseCallbackHandler):
         }
 
     def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
-        """Stamp the first non-empty token."""
+        """Stamp the first and the second non-empty token (the gap is one generation step)."""
         call = self.calls.get(run_id)
-        if call is not None and call["t_first_token"] is None and token:
-            call["t_first_token"] = time.monotonic()
+        if call is None or not token or call["t_second_token"] is not None:
+            return
+        call["t_first_token" if call["t_first_token"] is None else "t_second_token"] = time.monotonic()
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Stamp the end."""
