@@ -18,10 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.injection_data import _show, _write
+from bench.injection_data import JBB_MODELS, _show, _write
 
 MINILM_GOAL_CUTOFF = 0.6  # cosine similarity of MiniLM vectors
-JBB_MODELS = ("gpt-3.5-turbo-1106", "gpt-4-0125-preview", "llama-2-7b-chat-hf", "vicuna-13b-v1.5")
 
 
 def vendor_attacks(mirror: Path, embed) -> None:  # noqa: ANN001 (an embedding function: texts -> vectors)

@@ -9,7 +9,6 @@ positive rate on the pooled benign dev texts at or below --max-dev-fpr. The held
 import argparse
 import sys
 import time
-from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -110,10 +109,10 @@ def weighted(sets: list[LabelledSet]) -> tuple[list, list[str], npt.NDArray[np.f
     return parts, texts, labels, weight * len(texts)
 
 
-def dev_table(parts: list, flagged: Callable[[list[str]], npt.NDArray[np.bool_]], title: str) -> str:
-    """Share of each source's dev split flagged."""
-    rows = [[s.name, "attack" if s.label else "benign", len(f), len(d), report.pct(np.mean(flagged(d))) if d else "-"]
-            for s, f, d in parts]  # fmt: skip
+def dev_table(parts: list, flags: list[npt.NDArray[np.bool_]], title: str) -> str:
+    """Share of each source's dev split flagged (flags: one array per part, in order)."""
+    rows = [[s.name, "attack" if s.label else "benign", len(f), len(d), report.pct(np.mean(x)) if d else "-"]
+            for (s, f, d), x in zip(parts, flags, strict=True)]  # fmt: skip
     return report.table(title, ["set", "label", "fit", "dev", "flagged"], rows, False)
 
 
@@ -126,9 +125,9 @@ def train_ngram(args: argparse.Namespace) -> None:
     model = LinearModel(w, b, 0.5)
     benign = np.array([model.probability(t) for s, _, d in parts if s.label == 0 for t in d])
     model = LinearModel(w, b, lowest_threshold(benign, args.max_dev_fpr))
-    flagged = lambda texts: np.array([model.probability(t) >= model.threshold for t in texts])  # noqa: E731
+    flags = [np.array([model.probability(t) >= model.threshold for t in d], bool) for _, _, d in parts]
     title = f"N-gram model (fit {elapsed:.0f} s); share flagged on the dev split at threshold {model.threshold}"
-    print(dev_table(parts, flagged, title))
+    print(dev_table(parts, flags, title))
     if not args.dry_run:
         save_model(model, MODEL_PATH)
         print(f"wrote {MODEL_PATH}")
@@ -147,17 +146,16 @@ def train_embedding(args: argparse.Namespace) -> None:
     embedded = time.perf_counter() - start
     network = fit_network(vectors, labels, weight, args.embedding_l2, args.embedding_epochs)
     elapsed = time.perf_counter() - start - embedded
-    dev = {id(d): network.probabilities(np.asarray(embed(d), np.float32)) for _, _, d in parts if d}
+    dev = [network.probabilities(np.asarray(embed(d), np.float32)) if d else np.zeros(0) for _, _, d in parts]
     # the product judges only long messages, so the rule counts the benign dev texts it judges
-    judged = {id(d): np.array([judged_by_embedding(t) for t in d]) for _, _, d in parts if d}
-    benign = np.concatenate([dev[id(d)][judged[id(d)]] for s, _, d in parts if s.label == 0 and d])
+    judged = [np.array([judged_by_embedding(t) for t in d], bool) for _, _, d in parts]
+    benign = np.concatenate([p[j] for (s, _, _), p, j in zip(parts, dev, judged, strict=True) if s.label == 0])
     threshold = lowest_threshold(benign, args.max_dev_fpr, 0.005)
     network = EmbeddingModel(network.w1, network.b1, network.w2, network.b2, threshold)
-    by_texts = {id(d): (dev[id(d)] >= threshold) & judged[id(d)] for _, _, d in parts if d}
-    flagged = lambda texts: by_texts[id(texts)]  # noqa: E731
+    flags = [(p >= threshold) & j for p, j in zip(dev, judged, strict=True)]
     title = (f"Embedding model (embedding {embedded:.0f} s, fit {elapsed:.0f} s); share flagged on the dev split at "
              f"threshold {threshold}, {len(benign)} benign dev texts long enough to judge")  # fmt: skip
-    print(dev_table(parts, flagged, title))
+    print(dev_table(parts, flags, title))
     if not args.dry_run:
         save_embedding_model(network, EMBEDDING_MODEL_PATH)
         print(f"wrote {EMBEDDING_MODEL_PATH}")
