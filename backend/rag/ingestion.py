@@ -6,6 +6,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,11 +22,17 @@ from backend.rag.store import VectorStore
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
+HOSTILE_CACHE = 8192  # chunk verdicts remembered: every turn rescans the passages it retrieves (2-8 ms uncached)
 Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
 
 
+@lru_cache(maxsize=HOSTILE_CACHE)
 def hostile(text: str) -> bool:
-    """True when a chunk reads like instructions aimed at the model (indirect prompt injection)."""
+    """True when a chunk reads like instructions aimed at the model (indirect prompt injection).
+
+    Remembered by text: ingestion scans every chunk and retrieval scans again what it returns, so a passage
+    seen before costs a dictionary lookup. The verdict depends on the text alone (the rules and the n-gram model).
+    """
     return score_injection(text, "document").flagged
 
 
