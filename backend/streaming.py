@@ -108,6 +108,11 @@ def replace_reason(validation: Validation) -> str:
             f"the question asks for {sources.get('asked_for', 'something else')} and the answer gives none, "
             "so the answer says the documents do not contain it"
         )
+    elif sources.get("not_found") == "replaced" and sources.get("not_found_reason") == "unstated_premise":
+        reasons.append(
+            f"the answer says {', '.join(repr(w) for w in sources.get('unstated', []))} as the question does, "
+            "but the passages it rests on do not, so the answer says the documents do not contain it"
+        )
     elif sources.get("not_found") == "replaced":
         reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
     if sources.get("markup_removed"):

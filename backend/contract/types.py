@@ -75,10 +75,12 @@ class SourcesCheck(TypedDict):
     not_found: NotRequired[Literal["model", "replaced"] | None]  # who said the documents lack the answer
     original_text: NotRequired[str]  # the model's answer when it was replaced by the not-found reply
     markup_removed: NotRequired[bool]  # the answer quoted the prompt's tags (<knowledge_base>); read as "the documents"
-    not_found_reason: NotRequired[Literal["unsupported", "unanswered", "wrong_kind"]]  # why it was replaced: no
-    # claim supported; the model judged that the passages do not state the answer to the question
-    # (validation.answerable); or the answer does not give what the question asks for (asked_for)
+    not_found_reason: NotRequired[Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise"]]  # why it
+    # was replaced: no claim supported; the model judged that the passages do not state the answer to the question
+    # (validation.answerable); the answer does not give what the question asks for (asked_for); or its claims
+    # restate the question in words their passages do not hold (unstated)
     asked_for: NotRequired[str]  # with "wrong_kind": what the question asks for ("a frequency")
+    unstated: NotRequired[list[str]]  # with "unstated_premise": the question's words the passages lack
 
 
 class AnswerableCheck(TypedDict):

@@ -81,8 +81,13 @@ def stem(word: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """Stemmed lower-case words without stop words or citation markers."""
+    return {stem(w) for w in typed_content_words(text)}
+
+
+def typed_content_words(text: str) -> list[str]:
+    """The lower-case words of content_words() as written (not stemmed), in order."""
     text = CITATION_RE.sub(" ", text).lower().replace("\u2019", "'")
-    return {stem(w) for w in _CONTENT.findall(text) if w not in _STOP}
+    return [w for w in _CONTENT.findall(text) if w not in _STOP]
 
 
 def numbers(text: str) -> set[str]:

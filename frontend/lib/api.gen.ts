@@ -2210,13 +2210,15 @@ export interface components {
              * Not Found Reason
              * @enum {string}
              */
-            not_found_reason?: "unsupported" | "unanswered" | "wrong_kind";
+            not_found_reason?: "unsupported" | "unanswered" | "wrong_kind" | "unstated_premise";
             /** Original Text */
             original_text?: string;
             /** Repairs */
             repairs?: components["schemas"]["CitationRepair"][];
             /** Supported */
             supported?: number;
+            /** Unstated */
+            unstated?: string[];
             /** Unsupported */
             unsupported?: components["schemas"]["UnsupportedClaim"][];
             /** Unsupported Sentences */

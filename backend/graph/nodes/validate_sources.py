@@ -10,6 +10,9 @@ and, when citations were repaired or nothing was supported, `answer`:
   written by validate_answerable when RAG_ANSWERABLE_CHECK is on);
 - and, with RAG_NOT_FOUND_REPLY, an answer that does not give the kind of thing the question asks for ("how
   often" answered without a frequency: a neighbouring fact of the passage, answer_kind.py);
+- and, with RAG_NOT_FOUND_REPLY, an answer whose claims restate the question in words their passages do not hold
+  (a neighbouring fact in the question's terms: "the purchase price is 240 euros" from a service price,
+  premise.py);
 - an answer in which the model itself says the documents lack the answer is restated in that same wording, which
   names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …").
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
@@ -24,8 +27,9 @@ from backend.graph.deps import GraphDeps
 from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
-from backend.guardrails.answer_kind import Kind, asked_kind, gives_kind
+from backend.guardrails.answer_kind import asked_kind, gives_kind
 from backend.guardrails.grounding import GroundingResult, check_grounding
+from backend.guardrails.premise import unstated_premise
 from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
 NODE = "validate_sources"
@@ -35,6 +39,8 @@ NOT_FOUND_DETAIL = {
     "unsupported": "nothing in the answer is in the sources: answered that it is not found",
     "unanswered": "the sources do not state the answer to the question: answered that it is not found",
     "wrong_kind": "the question asks for {kind} and the answer gives none: answered that it is not found",
+    "unstated_premise": "the passages do not say what the answer takes from the question ({kind}): answered that it "
+    "is not found",
 }
 
 
@@ -57,13 +63,12 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     check = _check(result, supported)
     if answer != original:
         check["markup_removed"] = True
-    why, kind = _not_found_reason(state, settings.not_found_reply, result, supported, answer)
+    why, detail = _not_found_reason(state, settings.not_found_reply, result, supported, answer, passages)
     if why is not None:
         text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
-        check |= {"not_found": "replaced", "not_found_reason": why, "original_text": original}
-        if kind is not None:
-            check["asked_for"] = kind.name
-        return _out(runtime, check, text, NOT_FOUND_DETAIL[why].format(kind=check.get("asked_for")))
+        check |= {"not_found": "replaced", "not_found_reason": why, "original_text": original, **detail}
+        named = check.get("asked_for") or ", ".join(check.get("unstated", []))
+        return _out(runtime, check, text, NOT_FOUND_DETAIL[why].format(kind=named))
     if not result.claims and any(s.not_found for s in result.sentences):
         check["not_found"] = "model"
         text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
@@ -84,21 +89,31 @@ def asked(state: ChatState) -> str:
 
 
 def _not_found_reason(
-    state: ChatState, not_found_reply: bool, result: GroundingResult, supported: int, answer: str
-) -> tuple[Literal["unsupported", "unanswered", "wrong_kind"] | None, Kind | None]:
-    """Why an answer with claims becomes the not-found reply, if it does: nothing in it is supported, the model
-    judged the passages do not answer the question, or it does not give what the question asks for (then also
-    the kind asked for)."""
+    state: ChatState,
+    not_found_reply: bool,
+    result: GroundingResult,
+    supported: int,
+    answer: str,
+    passages: dict[str, str],
+) -> tuple[Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise"] | None, dict]:
+    """Why an answer with claims becomes the not-found reply, if it does, and what the check adds to
+    validation.sources: nothing in it is supported; the model judged the passages do not answer the question; it
+    does not give what the question asks for (asked_for); or its claims restate the question in words their
+    passages do not hold (unstated: those words' stems)."""
     if not result.claims:
-        return None, None
+        return None, {}
     if not supported and not_found_reply:
-        return "unsupported", None
+        return "unsupported", {}
     if state.get("validation", {}).get("answerable", {}).get("answered") is False:
-        return "unanswered", None
-    kind = asked_kind(asked(state)) if not_found_reply else None
+        return "unanswered", {}
+    if not not_found_reply:
+        return None, {}
+    kind = asked_kind(asked(state))
     if kind is not None and supported and not gives_kind(kind, answer):
-        return "wrong_kind", kind
-    return None, None
+        return "wrong_kind", {"asked_for": kind.name}
+    if missing := unstated_premise(asked(state), result.claims, passages):
+        return "unstated_premise", {"unstated": missing}
+    return None, {}
 
 
 def _check(result: GroundingResult, supported: int) -> SourcesCheck:

@@ -1,6 +1,7 @@
 """Grounding through the API: a model that cites the wrong source and invents a number, one that invents all, the
-answerable check replacing a supported answer the model judges does not answer the question, and an answer that
-gives a neighbouring fact instead of what the question asks for."""
+answerable check replacing a supported answer the model judges does not answer the question, an answer that
+gives a neighbouring fact instead of what the question asks for, and one that states a neighbouring fact in the
+question's words."""
 
 import re
 from unittest.mock import ANY
@@ -40,6 +41,13 @@ class NeighbouringFact(ScriptedChatModel):
 
     def reply(self, messages: list[BaseMessage]) -> str:
         return "Passwords must be at least 14 characters long [S1]."
+
+
+class ServicePriceAsPurchasePrice(ScriptedChatModel):
+    """Fake model that states the service price of the Zephyr-9 as its purchase price, in the question's words."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        return "The purchase price of a new Zephyr-9 unit is 240 euros per unit [S1]."
 
 
 async def ask(client, message: str, thread_id: str) -> list[tuple[str, dict]]:
@@ -126,4 +134,30 @@ async def test_an_answer_of_the_kind_asked_for_is_kept(app, client):
     events = await ask(client, "@it-security-policy how long must passwords be?", "g6")
     done = events[-1][1]
     assert done["answer"].startswith("Passwords must be at least 14 characters long")
+    assert "not_found_reason" not in done["validation"]["sources"]
+
+
+async def test_a_neighbouring_fact_in_the_questions_words_becomes_an_honest_not_found_naming_them(app, client):
+    app.state.services.deps.chat_model = ServicePriceAsPurchasePrice()
+    events = await ask(client, "@zephyr-9-service-manual what is the purchase price of a new Zephyr-9 unit?", "g7")
+    done, replace = events[-1][1], first(events, "replace")
+    check = done["validation"]["sources"]
+    assert check["supported"] == 1  # "240 euros per unit" is in the passage: only the question's words tell
+    assert check["not_found_reason"] == "unstated_premise" and check["unstated"] == ["new", "price", "purchase"]
+    assert check["original_text"] == "The purchase price of a new Zephyr-9 unit is 240 euros per unit [S1]."
+    assert done["answer"].startswith("I could not find this in the documents.") and replace["text"] == done["answer"]
+    assert "the answer says 'new', 'price', 'purchase' as the question does, but the passages" in replace["reason"]
+    stored = (await client.get("/api/threads/g7")).json()["messages"][-1]
+    assert stored["content"] == done["answer"] and stored["validation"]["sources"]["unstated"] == [
+        "new",
+        "price",
+        "purchase",
+    ]
+
+
+async def test_the_same_fact_asked_for_in_the_passages_words_is_kept(app, client):
+    app.state.services.deps.chat_model = ServicePriceAsPurchasePrice()
+    events = await ask(client, "@zephyr-9-service-manual what does a standard service of a Zephyr-9 unit cost?", "g8")
+    done = events[-1][1]
+    assert done["answer"].startswith("The purchase price of a new Zephyr-9 unit is 240 euros")
     assert "not_found_reason" not in done["validation"]["sources"]

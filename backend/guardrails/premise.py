@@ -1,0 +1,64 @@
+"""Does the answer state the question's premise in words no passage uses? A neighbouring fact dressed in the
+question's words.
+
+A small model answers a question its passages cannot answer with a fact they do state about something close,
+restated in the question's terms: "The purchase price of a new Zephyr-9 unit is 240 euros per unit [S1]" from a
+passage that gives the price of a service; "The Zephyr-9 unit itself weighs 40 kilograms [S1]" from one that says
+what load the wall must carry. Every support check passes: the number is in the passage, and most of the
+sentence's words are too. What gives it away is the words the claim shares with the question: when the question
+is answered, the passages use them, since they are about its subject; here at least half of them occur in no
+passage the model was given ("purchase", "price", "new"; "itself", "weigh").
+
+Only words absent from every passage count, not from the claim's own passage: a question written in other words
+than the document's (SQuAD's crowd-written questions paraphrase their paragraph) is answered by a claim that takes
+some of them from the question, and the other passages often hold them. A claim that shares fewer than MIN_SHARED
+words with the question is not judged (too few to tell), and the answer is kept when any judged claim keeps most
+of the words it shares. Words are compared as stems (text.content_words): "weighs" and "weigh" match, "weight"
+and "weigh" do not.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from backend.guardrails.grounding import SentenceSupport
+from backend.guardrails.text import content_words, stem, typed_content_words
+
+MIN_SHARED = 2  # a claim must repeat at least this many of the question's words to be judged
+MAX_MISSING_SHARE = 0.5  # a claim for which this share of them (or more) is in no passage restates the question
+
+
+@dataclass(frozen=True)
+class Premise:
+    """One supported claim's words in common with the question, and those no passage contains."""
+
+    claim: str
+    shared: frozenset[str]
+    missing: frozenset[str]
+
+    @property
+    def unstated(self) -> bool:
+        """True when at least MAX_MISSING_SHARE of the words the claim takes from the question are in no passage."""
+        return len(self.shared) >= MIN_SHARED and len(self.missing) >= MAX_MISSING_SHARE * len(self.shared)
+
+
+def premises(question: str, claims: list[SentenceSupport], passages: Mapping[str, str]) -> list[Premise]:
+    """For each supported claim that repeats MIN_SHARED or more of the question's words: which of them no passage
+    contains."""
+    asked = content_words(question)
+    used = set().union(*(content_words(text) for text in passages.values()))
+    out = []
+    for claim in claims:
+        shared = frozenset(content_words(claim.sentence) & asked)
+        if claim.best is not None and len(shared) >= MIN_SHARED:
+            out.append(Premise(claim.sentence, shared, frozenset(shared - used)))
+    return out
+
+
+def unstated_premise(question: str, claims: list[SentenceSupport], passages: Mapping[str, str]) -> list[str] | None:
+    """The question's words (as typed) that the answer states but no passage uses, when every judged claim
+    restates the question in such words; None when the answer may stand."""
+    judged = premises(question, claims, passages)
+    if not judged or not all(p.unstated for p in judged):
+        return None
+    missing = set().union(*(p.missing for p in judged))
+    return sorted({w for w in typed_content_words(question) if stem(w) in missing})

@@ -1,0 +1,61 @@
+from backend.guardrails.grounding import check_grounding
+from backend.guardrails.premise import MIN_SHARED, premises, unstated_premise
+
+SERVICE = "A standard service of a Zephyr-9 costs 240 euros per unit, including filters and labour."
+WALL = "The Zephyr-9 unit is mounted on a wall that must carry 40 kilograms."
+
+
+def judge(question: str, answer: str, passages: dict[str, str]) -> list[str] | None:
+    result = check_grounding(answer, passages, None, 0.5, question)
+    return unstated_premise(question, result.claims, passages)
+
+
+def test_a_service_price_stated_as_the_purchase_price_is_caught_with_the_words_the_passage_lacks():
+    question = "What is the purchase price of a new Zephyr-9 unit?"
+    answer = "The purchase price of a new Zephyr-9 unit is 240 euros per unit [S1]."
+    assert judge(question, answer, {"S1": SERVICE}) == ["new", "price", "purchase"]
+
+
+def test_a_wall_load_stated_as_the_units_weight_is_caught():
+    question = "How much does the Zephyr-9 unit itself weigh?"
+    answer = "The Zephyr-9 unit itself weighs 40 kilograms [S1]."
+    assert judge(question, answer, {"S1": WALL}) == ["itself", "weigh"]
+
+
+def test_an_answer_in_the_passages_words_is_kept():
+    question = "What does a standard Zephyr-9 service cost?"
+    assert judge(question, "A standard service of a Zephyr-9 costs 240 euros per unit [S1].", {"S1": SERVICE}) is None
+
+
+def test_a_paraphrase_that_keeps_most_of_the_questions_words_in_the_passage_is_kept():
+    question = "How long does the review of a new software request take?"
+    passage = "New software must be requested through the helpdesk; the review of a request takes 5 working days."
+    answer = "The review of a new software request takes 5 working days [S1]."
+    [premise] = premises(
+        question, check_grounding(answer, {"S1": passage}, None, 0.5, question).claims, {"S1": passage}
+    )
+    assert premise.missing == set() and judge(question, answer, {"S1": passage}) is None
+
+
+def test_a_claim_repeating_fewer_question_words_than_min_shared_is_not_judged():
+    question = "When is the annual bonus paid?"
+    answer = "It is paid at the end of the year together with the December salary [S1]."
+    passage = "Salaries are paid at the end of each month; the December salary is paid at the end of the year."
+    result = check_grounding(answer, {"S1": passage}, None, 0.5, question)
+    assert all(len(p.shared) < MIN_SHARED for p in premises(question, result.claims, {"S1": passage}))
+    assert judge(question, answer, {"S1": passage}) is None
+
+
+def test_an_answer_whose_passages_use_the_questions_words_is_kept():
+    question = "What is the purchase price of a new Zephyr-9 unit?"
+    price = "A new Zephyr-9 unit has a purchase price of 4,900 euros."
+    answer = "A new Zephyr-9 unit has a purchase price of 4,900 euros [S2]. A service costs 240 euros per unit [S1]."
+    assert judge(question, answer, {"S1": SERVICE, "S2": price}) is None
+
+
+def test_a_question_word_that_another_passage_uses_does_not_count_as_unstated():
+    question = "How much does the Zephyr-9 unit itself weigh?"
+    answer = "The Zephyr-9 unit itself weighs 40 kilograms [S1]."
+    other = "Each Zephyr-9 weighs 32 kilograms itself, without the mounting frame."
+    assert judge(question, answer, {"S1": WALL}) == ["itself", "weigh"]
+    assert judge(question, answer, {"S1": WALL, "S2": other}) is None
