@@ -24,9 +24,31 @@ function triageBadges(triage: Triage): Badge[] {
   return [ROUTE_LABELS[route] ?? { label: route.replace(/_/g, " "), tone: "info", title: "triage" }];
 }
 
+type SourcesCheck = NonNullable<Validation["sources"]>;
+
+/** Why the answer says the documents do not contain it, in the reader's words. */
+function notFoundWhy(sources: SourcesCheck): string {
+  switch (sources.not_found_reason) {
+    case "unsupported":
+      return "No passage supported what the model wrote, so it was replaced.";
+    case "unanswered":
+      return "The model judged that the passages do not state the answer, so its answer was replaced.";
+    case "wrong_kind":
+      return `The question asks for ${sources.asked_for ?? "something"} and the model's answer gave none, so it was replaced.`;
+    case "unstated_premise":
+      return `The model's answer used the question's words (${(sources.unstated ?? []).join(", ")}) where no passage does, so it was replaced.`;
+    default:
+      return "The model found no answer in the passages.";
+  }
+}
+
 function validationBadges(validation: Validation): Badge[] {
   const out: Badge[] = [];
   const sources = validation.sources;
+  if (sources?.not_found) {
+    // the grounding score belongs to the text that was replaced, not to the not-found reply the reader sees
+    out.push({ label: "not in the documents", tone: "info", title: notFoundWhy(sources) });
+  }
   const unsupported = sources?.unsupported?.length ?? 0;
   if (unsupported > 0) {
     out.push({
@@ -35,7 +57,7 @@ function validationBadges(validation: Validation): Badge[] {
       title: "Underlined sentences state facts that no cited passage supports",
     });
   }
-  if (sources && Number.isFinite(sources.confidence)) {
+  if (sources && !sources.not_found && Number.isFinite(sources.confidence)) {
     out.push({
       label: `grounded ${sources.confidence.toFixed(2)}`,
       tone: sources.grounded ? "good" : "warn",

@@ -83,3 +83,28 @@ test("a PDF citation opens the page itself, rendered by pdf.js with the sentence
   expect(res.status()).toBe(200);
   expect(res.headers()["content-type"]).toContain("application/pdf");
 });
+
+// The fake judge answers "no" to the answerable check when the question holds this sentence (backend/llm/fake.py).
+const JUDGE_NO = "The fake judge says no.";
+
+test("an answer the checks replace says 'not in the documents' and why, live and after a reload", async ({
+  chat,
+  page,
+}) => {
+  await chat.goto();
+  await chat.ask(`@it-security-policy.md How often must passwords be changed? ${JUDGE_NO}`);
+  const live = await chat.waitForAnswerDone();
+  await expect(live.text).toContainText("I could not find this in the documents.");
+  const badge = live.badges.filter({ hasText: "not in the documents" });
+  await expect(badge).toBeVisible();
+  await expect(badge).toHaveAttribute("title", /passages do not state the answer/);
+  await expect(live.badges.filter({ hasText: "grounded" })).toHaveCount(0);
+
+  await page.reload();
+  const reloaded = chat.lastAnswer();
+  await expect(reloaded.root).toHaveAttribute("data-state", "history");
+  await expect(reloaded.badges.filter({ hasText: "not in the documents" })).toHaveAttribute(
+    "title",
+    /passages do not state the answer/,
+  );
+});

@@ -63,6 +63,33 @@ describe("badgesFromDone", () => {
     expect(stored.map((b) => b.label)).toEqual(["from documents", "1 claim not in the sources", "grounded 0.40"]);
   });
 
+  it("says the documents do not contain the answer, and why, instead of the replaced text's grounding", () => {
+    const sources = { grounded: true, confidence: 0.79, issues: [], unsupported_sentences: [] };
+    const replaced = badgesFromDone({
+      ...done,
+      validation: {
+        sources: {
+          ...sources,
+          not_found: "replaced",
+          not_found_reason: "unstated_premise",
+          unstated: ["new", "price", "purchase"],
+        },
+      },
+    });
+    expect(replaced.map((b) => b.label)).toEqual(["from documents", "not in the documents"]);
+    expect(replaced[1].title).toContain("question's words (new, price, purchase) where no passage does");
+    const wrongKind = badgesFromDone({
+      ...done,
+      validation: {
+        sources: { ...sources, not_found: "replaced", not_found_reason: "wrong_kind", asked_for: "a frequency" },
+      },
+    });
+    expect(wrongKind[1].title).toContain("asks for a frequency");
+    const model = badgesFromDone({ ...done, validation: { sources: { ...sources, not_found: "model" } } });
+    expect(model.map((b) => b.label)).toEqual(["from documents", "not in the documents"]);
+    expect(model[1].title).toBe("The model found no answer in the passages.");
+  });
+
   it("is empty without a done event", () => {
     expect(badgesFromDone(undefined)).toEqual([]);
   });
