@@ -113,6 +113,8 @@ def replace_reason(validation: Validation) -> str:
             f"the answer says {', '.join(repr(w) for w in sources.get('unstated', []))} as the question does, "
             "but the passages it rests on do not, so the answer says the documents do not contain it"
         )
+    elif sources.get("not_found") == "no_passages" and sources.get("original_text"):
+        reasons.append("no passage matched the question, so the answer now says first that it is not from them")
     elif sources.get("not_found") == "replaced":
         reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
     if sources.get("markup_removed"):

@@ -72,7 +72,8 @@ class SourcesCheck(TypedDict):
     repairs: NotRequired[list[CitationRepair]]
     claims: NotRequired[int]
     supported: NotRequired[int]
-    not_found: NotRequired[Literal["model", "replaced"] | None]  # who said the documents lack the answer
+    not_found: NotRequired[Literal["model", "replaced", "no_passages"] | None]  # who said the documents lack the
+    # answer: the model; the checks, which replaced it; or retrieval, which found no passage for the question
     original_text: NotRequired[str]  # the model's answer when it was replaced by the not-found reply
     markup_removed: NotRequired[bool]  # the answer quoted the prompt's tags (<knowledge_base>); read as "the documents"
     not_found_reason: NotRequired[Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise"]]  # why it

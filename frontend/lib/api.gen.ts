@@ -2205,7 +2205,7 @@ export interface components {
             /** Markup Removed */
             markup_removed?: boolean;
             /** Not Found */
-            not_found?: ("model" | "replaced") | null;
+            not_found?: ("model" | "replaced" | "no_passages") | null;
             /**
              * Not Found Reason
              * @enum {string}

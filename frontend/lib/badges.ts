@@ -28,6 +28,9 @@ type SourcesCheck = NonNullable<Validation["sources"]>;
 
 /** Why the answer says the documents do not contain it, in the reader's words. */
 function notFoundWhy(sources: SourcesCheck): string {
+  if (sources.not_found === "no_passages") {
+    return "No passage matched the question, so the answer does not come from your documents.";
+  }
   switch (sources.not_found_reason) {
     case "unsupported":
       return "No passage supported what the model wrote, so it was replaced.";

@@ -14,7 +14,9 @@ and, when citations were repaired or nothing was supported, `answer`:
   (a neighbouring fact in the question's terms: "the purchase price is 240 euros" from a service price,
   premise.py);
 - an answer in which the model itself says the documents lack the answer is restated in that same wording, which
-  names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …").
+  names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …");
+- a documents question that no passage matched gets not_found "no_passages"; with RAG_NOT_FOUND_REPLY, an answer
+  that states something without saying the documents do not cover it starts with NO_PASSAGE_LEAD.
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
 
@@ -28,7 +30,7 @@ from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
 from backend.guardrails.answer_kind import asked_kind, gives_kind
-from backend.guardrails.grounding import GroundingResult, check_grounding
+from backend.guardrails.grounding import GroundingResult, answer_spans, check_grounding, claim_kind
 from backend.guardrails.premise import unstated_premise
 from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
@@ -52,8 +54,10 @@ def closest(documents: list[Source], fresh_ids: list[str]) -> list[tuple[str, st
 
 async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Ground the answer's claims in the passages; repair citations; replace an answer nothing supports."""
-    if decided(state) or state.get("intent") != "rag" or not state.get("documents"):
+    if decided(state) or state.get("intent") != "rag":
         return {}
+    if not state.get("documents"):
+        return _no_passages(state, runtime)
     settings, docs = runtime.context.settings, state["documents"]
     original = state.get("answer", "")
     answer = strip_markup(original)
@@ -81,6 +85,33 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         return _out(runtime, check, answer if answer != original else None, _detail(result, fixed))
     check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]
     return _out(runtime, check, fixed.text, _detail(result, fixed))
+
+
+NO_PASSAGE_LEAD = "No document in the knowledge base matched this question, so this answer does not come from them."
+
+
+def _no_passages(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
+    """A documents question no passage matched: the prompt asks the model to say so first, and a small model often
+    answers from what it knows without saying it. With RAG_NOT_FOUND_REPLY such an answer starts with
+    NO_PASSAGE_LEAD, so a general answer is never taken for one from the documents."""
+    original = state.get("answer", "")
+    kinds = [claim_kind(sentence) for sentence, _, _ in answer_spans(original)]
+    claims = sum(claim for claim, _ in kinds)
+    # the lead says it of the whole answer, so its sentences are not each marked as unsupported
+    check = SourcesCheck(
+        grounded=False,
+        confidence=0.0,
+        issues=["no passage matched the question"],
+        unsupported_sentences=[],
+        claims=claims,
+        supported=0,
+        not_found="no_passages",
+        repairs=[],
+    )
+    if not claims or any(said for _, said in kinds) or not runtime.context.settings.not_found_reply:
+        return _out(runtime, check, None, "no passage matched the question")
+    check["original_text"] = original
+    return _out(runtime, check, f"{NO_PASSAGE_LEAD}\n\n{original}", "no passage matched: said so before the answer")
 
 
 def asked(state: ChatState) -> str:

@@ -161,3 +161,37 @@ async def test_the_same_fact_asked_for_in_the_passages_words_is_kept(app, client
     done = events[-1][1]
     assert done["answer"].startswith("The purchase price of a new Zephyr-9 unit is 240 euros")
     assert "not_found_reason" not in done["validation"]["sources"]
+
+
+class AnswersFromWhatItKnows(ScriptedChatModel):
+    """Fake model that, given no passage, answers from general knowledge without saying the documents lack it."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        assert "No document in the knowledge base matched" in messages[-1].text
+        return "A new hire should meet their manager and read the company policies."
+
+
+async def test_a_documents_answer_with_no_passage_says_first_that_it_is_not_from_the_documents(app, client):
+    app.state.services.deps.chat_model = AnswersFromWhatItKnows()
+    message = {"message": "What colour are the dragons on the moon?", "thread_id": "g9", "mode": "rag"}
+    events = parse_sse(await client.post("/api/chat/stream", json=message))
+    done, replace = events[-1][1], first(events, "replace")
+    assert done["answer"] == (
+        "No document in the knowledge base matched this question, so this answer does not come from them.\n\n"
+        "A new hire should meet their manager and read the company policies."
+    )
+    check = done["validation"]["sources"]
+    assert check["not_found"] == "no_passages" and check["unsupported_sentences"] == []
+    assert check["original_text"] == "A new hire should meet their manager and read the company policies."
+    assert replace["text"] == done["answer"] and "no passage matched the question" in replace["reason"]
+    stored = (await client.get("/api/threads/g9")).json()["messages"][-1]
+    assert stored["content"] == done["answer"] and stored["validation"]["sources"]["not_found"] == "no_passages"
+
+
+async def test_a_no_passage_answer_that_already_says_so_is_kept_as_the_model_wrote_it(client):
+    message = {"message": "What colour are the dragons on the moon?", "thread_id": "g10", "mode": "rag"}
+    events = parse_sse(await client.post("/api/chat/stream", json=message))
+    done = events[-1][1]
+    assert not [n for n, _ in events if n == "replace"]
+    assert done["answer"].startswith("That is not in the documents")
+    assert done["validation"]["sources"]["not_found"] == "no_passages"

@@ -88,6 +88,12 @@ describe("badgesFromDone", () => {
     const model = badgesFromDone({ ...done, validation: { sources: { ...sources, not_found: "model" } } });
     expect(model.map((b) => b.label)).toEqual(["from documents", "not in the documents"]);
     expect(model[1].title).toBe("The model found no answer in the passages.");
+    const none = badgesFromDone({
+      ...done,
+      validation: { sources: { ...sources, grounded: false, confidence: 0, not_found: "no_passages" } },
+    });
+    expect(none.map((b) => b.label)).toEqual(["from documents", "not in the documents"]);
+    expect(none[1].title).toContain("No passage matched the question");
   });
 
   it("is empty without a done event", () => {
