@@ -79,7 +79,7 @@ class SourcesCheck(TypedDict):
     not_found_reason: NotRequired[Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise"]]  # why it
     # was replaced: no claim supported; the model judged that the passages do not state the answer to the question
     # (validation.answerable); the answer does not give what the question asks for (asked_for); or its claims
-    # restate the question in words their passages do not hold (unstated)
+    # restate the question in words that no passage uses (unstated)
     asked_for: NotRequired[str]  # with "wrong_kind": what the question asks for ("a frequency")
     unstated: NotRequired[list[str]]  # with "unstated_premise": the question's words the passages lack
 

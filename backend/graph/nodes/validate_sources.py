@@ -10,9 +10,8 @@ and, when citations were repaired or nothing was supported, `answer`:
   written by validate_answerable when RAG_ANSWERABLE_CHECK is on);
 - and, with RAG_NOT_FOUND_REPLY, an answer that does not give the kind of thing the question asks for ("how
   often" answered without a frequency: a neighbouring fact of the passage, answer_kind.py);
-- and, with RAG_NOT_FOUND_REPLY, an answer whose claims restate the question in words their passages do not hold
-  (a neighbouring fact in the question's terms: "the purchase price is 240 euros" from a service price,
-  premise.py);
+- and, with RAG_NOT_FOUND_REPLY, an answer whose claims restate the question in words that no passage uses (a
+  neighbouring fact in the question's terms: "the purchase price is 240 euros" from a service price, premise.py);
 - an answer in which the model itself says the documents lack the answer is restated in that same wording, which
   names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …");
 - a documents question that no passage matched gets not_found "no_passages"; with RAG_NOT_FOUND_REPLY, an answer
@@ -129,8 +128,8 @@ def _not_found_reason(
 ) -> tuple[Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise"] | None, dict]:
     """Why an answer with claims becomes the not-found reply, if it does, and what the check adds to
     validation.sources: nothing in it is supported; the model judged the passages do not answer the question; it
-    does not give what the question asks for (asked_for); or its claims restate the question in words their
-    passages do not hold (unstated: those words' stems)."""
+    does not give what the question asks for (asked_for); or its claims restate the question in words that no
+    passage uses (unstated: those words, as the question has them)."""
     if not result.claims:
         return None, {}
     if not supported and not_found_reply:
