@@ -111,7 +111,7 @@ def replace_reason(validation: Validation) -> str:
     elif sources.get("not_found") == "replaced" and sources.get("not_found_reason") == "unstated_premise":
         reasons.append(
             f"the answer says {', '.join(repr(w) for w in sources.get('unstated', []))} as the question does, "
-            "but the passages it rests on do not, so the answer says the documents do not contain it"
+            "but no passage the model was given uses them, so the answer says the documents do not contain it"
         )
     elif sources.get("not_found") == "no_passages" and sources.get("original_text"):
         reasons.append("no passage matched the question, so the answer now says first that it is not from them")

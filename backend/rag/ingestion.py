@@ -22,7 +22,7 @@ from backend.rag.store import VectorStore
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
-HOSTILE_CACHE = 8192  # chunk verdicts remembered: every turn rescans the passages it retrieves (2-8 ms uncached)
+HOSTILE_CACHE = 8192  # verdicts remembered: every turn rescans the passages it retrieves (2-8 ms uncached)
 Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
 
 
@@ -30,8 +30,9 @@ Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
 def hostile(text: str) -> bool:
     """True when a chunk reads like instructions aimed at the model (indirect prompt injection).
 
-    Remembered by text: ingestion scans every chunk and retrieval scans again what it returns, so a passage
-    seen before costs a dictionary lookup. The verdict depends on the text alone (the rules and the n-gram model).
+    Remembered by text: every turn scans the passages it retrieves, so a passage retrieved before costs a
+    dictionary lookup (a passage of one chunk is found from ingestion's scan; one of several joined chunks is a
+    new text the first time). The verdict depends on the text alone: documents are scanned by the rules only.
     """
     return score_injection(text, "document").flagged
 
