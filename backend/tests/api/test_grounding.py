@@ -6,6 +6,7 @@ question's words."""
 import re
 from unittest.mock import ANY
 
+import pytest
 from langchain_core.messages import BaseMessage
 
 from backend.llm.fake import NOT_ANSWERED_TRIGGER, ScriptedChatModel
@@ -50,8 +51,9 @@ class ServicePriceAsPurchasePrice(ScriptedChatModel):
         return "The purchase price of a new Zephyr-9 unit is 240 euros per unit [S1]."
 
 
-async def ask(client, message: str, thread_id: str) -> list[tuple[str, dict]]:
-    events = parse_sse(await client.post("/api/chat/stream", json={"message": message, "thread_id": thread_id}))
+async def ask(client, message: str, thread_id: str, mode: str = "auto") -> list[tuple[str, dict]]:
+    body = {"message": message, "thread_id": thread_id, "mode": mode}
+    events = parse_sse(await client.post("/api/chat/stream", json=body))
     assert events[-1][0] == "done", events[-1]
     return events
 
@@ -129,11 +131,22 @@ async def test_a_neighbouring_fact_that_is_not_what_the_question_asks_for_become
     assert stored["content"] == done["answer"] and stored["validation"]["sources"]["asked_for"] == "a frequency"
 
 
-async def test_an_answer_of_the_kind_asked_for_is_kept(app, client):
-    app.state.services.deps.chat_model = NeighbouringFact()
-    events = await ask(client, "@it-security-policy how long must passwords be?", "g6")
+@pytest.mark.parametrize(
+    ("model", "question", "answer"),
+    [
+        (NeighbouringFact, "@it-security-policy how long must passwords be?", "Passwords must be at least 14"),
+        (  # the same words as the purchase-price answer, to a question in the passage's words
+            ServicePriceAsPurchasePrice,
+            "@zephyr-9-service-manual what does a standard service of a Zephyr-9 unit cost?",
+            "The purchase price of a new Zephyr-9 unit is 240 euros",
+        ),
+    ],
+)
+async def test_an_answer_to_what_was_asked_in_the_passages_words_is_kept(app, client, model, question, answer):
+    app.state.services.deps.chat_model = model()
+    events = await ask(client, question, f"kept-{model.__name__}")
     done = events[-1][1]
-    assert done["answer"].startswith("Passwords must be at least 14 characters long")
+    assert done["answer"].startswith(answer)
     assert "not_found_reason" not in done["validation"]["sources"]
 
 
@@ -146,21 +159,14 @@ async def test_a_neighbouring_fact_in_the_questions_words_becomes_an_honest_not_
     assert check["not_found_reason"] == "unstated_premise" and check["unstated"] == ["new", "price", "purchase"]
     assert check["original_text"] == "The purchase price of a new Zephyr-9 unit is 240 euros per unit [S1]."
     assert done["answer"].startswith("I could not find this in the documents.") and replace["text"] == done["answer"]
-    assert "the answer says 'new', 'price', 'purchase' as the question does, but the passages" in replace["reason"]
+    said = "the answer says 'new', 'price', 'purchase' as the question does, but no passage the model was given uses"
+    assert said in replace["reason"]
     stored = (await client.get("/api/threads/g7")).json()["messages"][-1]
     assert stored["content"] == done["answer"] and stored["validation"]["sources"]["unstated"] == [
         "new",
         "price",
         "purchase",
     ]
-
-
-async def test_the_same_fact_asked_for_in_the_passages_words_is_kept(app, client):
-    app.state.services.deps.chat_model = ServicePriceAsPurchasePrice()
-    events = await ask(client, "@zephyr-9-service-manual what does a standard service of a Zephyr-9 unit cost?", "g8")
-    done = events[-1][1]
-    assert done["answer"].startswith("The purchase price of a new Zephyr-9 unit is 240 euros")
-    assert "not_found_reason" not in done["validation"]["sources"]
 
 
 class AnswersFromWhatItKnows(ScriptedChatModel):
@@ -173,8 +179,7 @@ class AnswersFromWhatItKnows(ScriptedChatModel):
 
 async def test_a_documents_answer_with_no_passage_says_first_that_it_is_not_from_the_documents(app, client):
     app.state.services.deps.chat_model = AnswersFromWhatItKnows()
-    message = {"message": "What colour are the dragons on the moon?", "thread_id": "g9", "mode": "rag"}
-    events = parse_sse(await client.post("/api/chat/stream", json=message))
+    events = await ask(client, "What colour are the dragons on the moon?", "g9", mode="rag")
     done, replace = events[-1][1], first(events, "replace")
     assert done["answer"] == (
         "No document in the knowledge base matched this question, so this answer does not come from them.\n\n"
@@ -189,8 +194,7 @@ async def test_a_documents_answer_with_no_passage_says_first_that_it_is_not_from
 
 
 async def test_a_no_passage_answer_that_already_says_so_is_kept_as_the_model_wrote_it(client):
-    message = {"message": "What colour are the dragons on the moon?", "thread_id": "g10", "mode": "rag"}
-    events = parse_sse(await client.post("/api/chat/stream", json=message))
+    events = await ask(client, "What colour are the dragons on the moon?", "g10", mode="rag")
     done = events[-1][1]
     assert not [n for n, _ in events if n == "replace"]
     assert done["answer"].startswith("That is not in the documents")
