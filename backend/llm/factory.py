@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 
 from backend.llm.embedded import embedded_chat_model, llama_server
@@ -26,6 +27,7 @@ from backend.rag.embeddings import (
 from backend.settings import Settings, public_url
 
 MINILM = "all-MiniLM-L6-v2"
+SLOT_CALL_SECONDS = 120.0  # a KV cache save or restore of llama.cpp's slot (a file of up to 50 MB)
 POOL_CONNECT_SECONDS = 10.0  # a pool's wait for a connection to one of its servers before trying the next
 
 
@@ -103,6 +105,7 @@ async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Mod
     path, name, tag = await asyncio.to_thread(embedded_model_file, settings)
     with ExitStack() as stack:
         url = await asyncio.to_thread(stack.enter_context, llama_server(path, settings))
-        kv = KVCache(settings.kv_cache_path, url, tag, layout, settings.kv_cache_mb, settings.kv_cache_thread_mb)
-        chat = embedded_chat_model(url, name, settings)
-        yield Models("embedded", name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)
+        async with httpx.AsyncClient(base_url=url, timeout=SLOT_CALL_SECONDS) as http:
+            kv = KVCache(settings.kv_cache_path, http, tag, layout, settings.kv_cache_mb, settings.kv_cache_thread_mb)
+            chat = embedded_chat_model(url, name, settings)
+            yield Models("embedded", name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)
