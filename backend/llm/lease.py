@@ -3,8 +3,9 @@
 The first call waits its turn at the gate (telling the client its place), restores the thread's saved KV cache
 into the slot after a restart, and pins every call of the turn to that slot (llama.cpp's `id_slot`), so the
 rewriter and the generator share the cached prefix. A side request that branches off the prompt (the answerable
-check) runs `aside`: the slot is stashed before and put back after, so the next turn still finds the answer
-cached. When the turn ends the slot is saved for the thread and released.
+check) runs `aside`: the slot is stashed before it and put back when the turn ends, after its `done` went out, so
+the next turn still finds the answer cached and the reader does not wait for the file read. When the turn ends the
+slot is saved for the thread and released.
 """
 
 import asyncio
@@ -26,6 +27,7 @@ class ModelLease:
         self.slot: int | None = None
         self.waited = False
         self.restored_tokens = 0
+        self.stashed = False  # the slot's state before a side request waits in a scratch file, to be put back
         self._lock = asyncio.Lock()
 
     async def take(self, ahead: Ahead) -> int:
@@ -46,23 +48,23 @@ class ModelLease:
 
     @asynccontextmanager
     async def aside(self) -> AsyncIterator[None]:
-        """Run the block's requests on the slot, then put the slot's KV cache back as it was before the block
-        (no-op without a pinned slot or saved caches)."""
+        """Run the block's requests on the slot; the slot's KV cache as it was before the turn's first such block is
+        put back by `finish` (no-op without a pinned slot or saved caches)."""
         slot = self.slot
-        stashed = self.pin and self.kv is not None and slot is not None and slot >= 0 and await self.kv.stash(slot)
-        try:
-            yield
-        finally:
-            if stashed:
-                await asyncio.shield(self.kv.unstash(slot))  # type: ignore[union-attr,arg-type]
+        if not self.stashed and self.pin and self.kv is not None and slot is not None and slot >= 0:
+            self.stashed = await self.kv.stash(slot)
+        yield
 
     async def finish(self, keep: bool) -> None:
-        """Save the slot for the thread (when the turn is kept) and release it."""
+        """Put back what `aside` stashed, save the slot for the thread (when the turn is kept) and release it."""
         async with self._lock:
             slot, self.slot = self.slot, None
         if slot is None:
             return
         try:
+            if self.stashed and self.kv is not None and slot >= 0:
+                self.stashed = False
+                await asyncio.shield(self.kv.unstash(slot))  # drops the scratch file even when the turn is not kept
             if keep and self.kv is not None and slot >= 0:
                 await asyncio.shield(self.kv.save(slot, self.thread_id))
         finally:

@@ -6,8 +6,8 @@ every support check passes. So, after the answer has streamed, the model is aske
 answer: the conversation up to the user message with the passages and the question, then that one question. Its
 one-token reply is read as P(yes) from its log-probabilities and compared with a threshold calibrated per model
 (bench.answers, tune split). The turn's slot holds that prompt in its KV cache, so only the question's few tokens
-are evaluated; the slot is stashed and put back around the request (ModelLease.aside), so the next turn still
-finds the answer cached.
+are evaluated; the slot is stashed before the request and put back when the turn ends, after `done`
+(ModelLease.aside), so the next turn still finds the answer cached.
 
 Contract: reads `question`, `answer`, `sent`, `documents`, `intent`, the memory keys; writes
 `validation.answerable` {p_yes, answered, threshold, ms}. validate_sources replaces an answer judged unanswered

@@ -1,4 +1,5 @@
-"""ModelLease.aside: a side request on the turn's slot leaves the slot's KV cache as it found it."""
+"""ModelLease.aside: a side request on the turn's slot leaves the slot's KV cache as it found it, put back when
+the turn finishes (after `done`), before the slot is saved for the thread."""
 
 import pytest
 
@@ -23,17 +24,33 @@ class RecordingKV:
         self.calls.append(("unstash", slot))
         return True
 
+    async def save(self, slot: int, thread_id: str) -> int:
+        self.calls.append(("save", slot))
+        return 1
 
-async def test_aside_stashes_the_slot_before_and_puts_it_back_after_even_when_the_request_fails():
+
+async def test_aside_stashes_the_slot_once_and_finish_puts_it_back_before_saving_it_for_the_thread():
     kv = RecordingKV()
     lease = ModelLease(ModelGate(2), "t", kv, pin=True)  # type: ignore[arg-type]
     slot = await lease.take(lambda ahead: None)
     async with lease.aside():
         kv.calls.append(("request", slot))
+    async with lease.aside():  # the stash still holds the state before the first side request
+        kv.calls.append(("request", slot))
+    assert kv.calls == [("stash", slot), ("request", slot), ("request", slot)]
+    await lease.finish(keep=True)
+    assert kv.calls[3:] == [("unstash", slot), ("save", slot)]
+
+
+async def test_a_turn_that_fails_after_a_side_request_still_gets_its_slot_put_back_and_not_saved():
+    kv = RecordingKV()
+    lease = ModelLease(ModelGate(2), "t", kv, pin=True)  # type: ignore[arg-type]
+    slot = await lease.take(lambda ahead: None)
     with pytest.raises(RuntimeError):
         async with lease.aside():
             raise RuntimeError("model error")
-    assert kv.calls == [("stash", slot), ("request", slot), ("unstash", slot), ("stash", slot), ("unstash", slot)]
+    await lease.finish(keep=False)
+    assert kv.calls == [("stash", slot), ("unstash", slot)]
 
 
 async def test_aside_does_nothing_without_pinned_slots_or_saved_caches():
