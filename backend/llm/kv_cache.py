@@ -28,8 +28,8 @@ class KVCache:
         max_mb: float,
         thread_mb: float,
     ):
-        """http: a client of the llama.cpp server, open as long as the server (one client for every call: making one
-        costs 70-230 ms, most of a slot call)."""
+        """http: a client of the llama.cpp server, open as long as the server (one client for every call: a client
+        made per call cost about 35 ms of each save or restore, measured side by side)."""
         self.folder, self.http = folder, http
         self.model_tag, self.layout = model_tag, layout
         self.max_bytes, self.thread_bytes = int(max_mb * 1e6), int(thread_mb * 1e6)

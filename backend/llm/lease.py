@@ -9,8 +9,6 @@ slot is saved for the thread and released.
 """
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
@@ -46,14 +44,12 @@ class ModelLease:
             return model
         return model.bind(extra_body={"id_slot": self.slot, "cache_prompt": True})
 
-    @asynccontextmanager
-    async def aside(self) -> AsyncIterator[None]:
-        """Run the block's requests on the slot; the slot's KV cache as it was before the turn's first such block is
-        put back by `finish` (no-op without a pinned slot or saved caches)."""
+    async def aside(self) -> None:
+        """Before a side request on the slot: stash the slot's KV cache as it is, once per turn, for `finish` to put
+        back (no-op without a pinned slot or saved caches)."""
         slot = self.slot
         if not self.stashed and self.pin and self.kv is not None and slot is not None and slot >= 0:
             self.stashed = await self.kv.stash(slot)
-        yield
 
     async def finish(self, keep: bool) -> None:
         """Put back what `aside` stashed, save the slot for the thread (when the turn is kept) and release it."""

@@ -18,7 +18,6 @@ model with no calibrated threshold when RAG_ANSWERABLE_MIN_YES is unset (the sta
 
 import logging
 import time
-from contextlib import nullcontext
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
@@ -69,8 +68,9 @@ async def validate_answerable(state: ChatState, runtime: Runtime[GraphDeps]) -> 
     started = time.perf_counter()
     try:
         model = one_token(await chat_model(runtime, NODE), deps.settings.llm_backend)
-        async with deps.lease.aside() if deps.lease else nullcontext():
-            p = p_yes(await model.ainvoke(messages))
+        if deps.lease:
+            await deps.lease.aside()
+        p = p_yes(await model.ainvoke(messages))
     except Exception as exc:  # the answer is out already: a failed verdict leaves it as it is
         log.warning("answerable check failed: %s", exc)
         p = None
