@@ -88,19 +88,45 @@ def test_flush_emits_held_tail() -> None:
     assert redactor.flush() == "555"
 
 
-def test_first_word_goes_out_with_the_next_token() -> None:
+def test_a_first_word_goes_out_with_the_next_token() -> None:
     redactor = StreamRedactor()
-    assert redactor.feed("The") == ""  # may still grow into an address ("Theo@…")
-    assert redactor.feed(" hotel") == "The "
-    assert redactor.feed(" limit") == "hotel "
+    assert redactor.feed("Hotels") == ""  # may still grow into an address ("Hotels@…")
+    assert redactor.feed(" are") == "Hotels "
+    assert redactor.feed(" paid") == "are "
+
+
+def test_a_common_opening_word_goes_out_at_once() -> None:
+    redactor = StreamRedactor()
+    assert redactor.feed("The") == "The"  # no generation step spent waiting for the next token
+    assert redactor.feed(" hotel") == ""
+    assert redactor.feed(" limit") == " hotel "
+    assert redactor.feed(" is") + redactor.flush() == "limit is"
+
+
+@pytest.mark.parametrize(
+    ("tokens", "expected"),
+    [
+        (["The", ".team", "@north", "wind.example", " today."], "The[EMAIL] today."),
+        (["I", "@x", ".example", " wrote."], "I[EMAIL] wrote."),
+        (["A", "B", " 12", " 34", " 56", " C", " is", " yours."], "A[UK_NINO] is yours."),
+    ],
+)
+def test_an_opening_word_that_grows_into_pii_lets_out_only_that_word(tokens: list[str], expected: str) -> None:
+    redactor = StreamRedactor()
+    pieces = [redactor.feed(t) for t in tokens] + [redactor.flush()]
+    assert pieces[0] == tokens[0]
+    assert "".join(pieces) == expected
+    text = "".join(tokens)
+    rest_of_secret = [m.text[len(tokens[0]) :] for m in find_pii(text)]
+    assert rest_of_secret and not any(rest in "".join(pieces) for rest in rest_of_secret)
 
 
 def test_a_first_word_ending_in_a_comma_goes_out_with_its_comma() -> None:
     redactor = StreamRedactor()
-    assert redactor.feed("No") == ""
-    assert redactor.feed(",") == "No,"  # no pattern contains a comma: nothing after it can join "No"
-    assert redactor.feed(" taxis") == ""
-    assert redactor.feed(" are") == " taxis "
+    assert redactor.feed("Taxis") == ""
+    assert redactor.feed(",") == "Taxis,"  # no pattern contains a comma: nothing after it can join "Taxis"
+    assert redactor.feed(" trains") == ""
+    assert redactor.feed(" and") == " trains "
 
 
 def test_a_comma_does_not_release_a_word_that_may_be_part_of_an_address() -> None:
