@@ -11,6 +11,7 @@ abstracts. PII: presidio-research synth_dataset_v2, per entity type. Latency: pe
 """
 
 import argparse
+import gettext
 import json
 import random
 import re
@@ -144,6 +145,10 @@ def bench_injection(datasets: Path, benign: list[str]) -> dict:
     }
 
 
+LOCALE_DIR = Path("/usr/share/locale")
+TRANSLATION_LANGUAGES = ("de", "fr", "es", "it", "pt", "nl")  # those the multilingual rules cover
+
+
 def bench_held_out(datasets: Path, embed: Callable | None) -> dict:
     """Rules, each classifier and all together on the held-out sets and on the training sources' dev split."""
     dev = [LabelledSet(s.name, s.label, split(s.texts)[1]) for s in embedding_train_sets(datasets)]
@@ -153,6 +158,39 @@ def bench_held_out(datasets: Path, embed: Callable | None) -> dict:
         "rules_tune": measure(rules_tune_sets(), INJECTION_THRESHOLD, embed),
         "dev": measure(dev, INJECTION_THRESHOLD, embed),
     }
+
+
+def translated_messages(lang: str, locale_dir: Path = LOCALE_DIR) -> list[str]:
+    """The translated UI messages of 3 words or more in the machine's gettext catalogues for one language."""
+    texts: set[str] = set()
+    for path in sorted(locale_dir.glob(f"{lang}/LC_MESSAGES/*.mo")):
+        try:
+            with path.open("rb") as f:
+                catalog = gettext.GNUTranslations(f)._catalog  # type: ignore[attr-defined]
+        except (OSError, ValueError):  # unreadable, or not UTF-8 (UnicodeDecodeError)
+            continue
+        texts |= {v for v in catalog.values() if isinstance(v, str) and len(v.split()) >= 3}
+    return sorted(texts)
+
+
+def bench_translations(sample: int = 2000) -> list[dict]:
+    """Benign text in the languages of the multilingual rules: this machine's gettext translations of UI messages
+    (Debian's packages; they vary by machine). All of them through the rules, a fixed sample through the whole
+    user-message detector."""
+    rows = []
+    for lang in TRANSLATION_LANGUAGES:
+        texts = translated_messages(lang)
+        if not texts:
+            continue
+        picked = random.Random(0).sample(texts, min(sample, len(texts)))
+        rows.append({
+            "language": lang,
+            "n": len(texts),
+            "rules": sum(score_injection(t, "user", classifier=False).flagged for t in texts) / len(texts),
+            "sample": len(picked),
+            "detector": sum(score_injection(t, "user").flagged for t in picked) / len(picked),
+        })  # fmt: skip
+    return rows
 
 
 def bench_pii(datasets: Path, benign: list[str]) -> dict:
@@ -333,6 +371,15 @@ def render(results: dict, markdown: bool, categories: bool) -> str:
         measure_table(
             held["dev"], "Training sources, dev split (the classifiers' thresholds were tuned here)", markdown
         ),
+        report.table(
+            "FPR: this machine's translated UI messages (gettext), multilingual benign text",
+            ["language", "messages", "rules", "sample", "whole detector"],
+            [
+                [r["language"], r["n"], report.pct(r["rules"]), r["sample"], report.pct(r["detector"])]
+                for r in results["translations"]
+            ],
+            markdown,
+        ),  # fmt: skip
         *injection_tables(results["injection"], markdown, categories),
         pii_table(results["pii"], markdown),
         report.table("Other detectors on the benign questions", ["check", "count"], triage, markdown),
@@ -355,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     embed = None if args.no_embed else load_embedder(Settings().cache_dir)
     results = {
         "held_out": bench_held_out(args.datasets, embed),
+        "translations": bench_translations(),
         "injection": bench_injection(args.datasets, benign),
         "pii": bench_pii(args.datasets, benign),
         "triage": bench_triage(benign),

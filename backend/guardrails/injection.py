@@ -26,6 +26,7 @@ from backend.guardrails.classifier import judged_by_embedding, load_embedding_mo
 from backend.guardrails.injection_patterns import (
     DIRECTIVE,
     LANGUAGE_SWITCH,
+    MULTILINGUAL_RULES,
     ROLE_LABEL,
     SENTENCE_RULES,
     TASK_REQUEST,
@@ -49,7 +50,9 @@ class InjectionResult:
     kind: Kind | None = None  # the kind of the strongest rule, for per-category policies
 
 
-_TEXT_RULES = tuple((name, kind, weight, rx(pattern)) for name, kind, weight, pattern in TEXT_RULES)
+_TEXT_RULES = tuple(
+    (name, kind, weight, rx(pattern)) for name, kind, weight, pattern in TEXT_RULES + MULTILINGUAL_RULES
+)
 _SENTENCE_RULES = tuple((name, weight, tuple(rx(p) for p in cues)) for name, weight, cues in SENTENCE_RULES)
 _LANGUAGE_SWITCH = tuple(tuple(rx(p) for p in cues) for cues in LANGUAGE_SWITCH)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[A-Z0-9*#>|\-\u2022])")  # hard-wrapped lines stay joined

@@ -147,6 +147,58 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"getpass\.getuser|psutil\.net_connections|ipconfig /release"),
 )
 
+# The same two attacks in the languages users most often type them in besides English (German, French, Spanish,
+# Italian, Portuguese, Dutch): an order to drop the earlier instructions, and a request for the system prompt.
+# Per language: (verbs of dropping, words that point back or at the model's own, instruction nouns, requests to
+# show, the prompt itself). Written from the English rules above, not from any attack set.
+_LANGUAGE_CUES: tuple[tuple[str, str, str, str, str], ...] = (
+    ("ignorier\w*|vergiss|vergessen sie|missachte\w*|übergehe\w*|verwirf|verwerfen sie",
+     r"vorherige\w*|bisherige\w*|obige\w*|vorige\w*|frühere\w*|alle\w*|deine\w*|ihre\w*|diese\w*|ursprüngliche\w*|"
+     r"system\w*",
+     r"anweisung\w*|instruktion\w*|befehle\w*|regeln|vorgaben|richtlinien|anordnungen|prompts?",
+     r"zeig\w*|gib|geben sie|nenn\w*|verrat\w*|wiederhol\w*|druck\w*|schreib\w*|gib\w* aus|sag\w*|teil\w* mit",
+     r"(dein|ihr)\w*\s+(\w+\s+)?(system-?\s?prompt|systemanweisung\w*|anweisungen|instruktionen|vorgaben|prompt)|"
+     r"(den|die|das)\s+(system-?\s?prompt|systemanweisung\w*|ursprünglichen?\s+(anweisungen|prompt))"),
+    ("ignore[zr]?|oublie[zr]?|ne tiens pas compte|ne tenez pas compte|fais abstraction|faites abstraction",
+     r"précédente?s?|antérieure?s?|ci-dessus|toute?s?|tes|vos|ces|initiales?|originales?|système",
+     r"instructions?|consignes?|règles|directives?|ordres|commandes|prompts?",
+     r"montre[zr]?|montre-moi|affiche[zr]?|révèle[zr]?|répète[zr]?|donne[zr]?|donne-moi|dis|dites|écri[st]|"
+     r"imprime[zr]?|recopie[zr]?",
+     r"(ton|votre|tes|vos)\s+(prompt|invite|instructions|consignes)|(le|les)\s+(prompt|instructions|consignes)\s+"
+     r"(système|systeme|initiales?|d'origine|originales?|cachées?)"),
+    ("ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|descarte|omite|no sigas|no siga",
+     r"anteriores|previas|todas|todos|tus|sus|originales|iniciales|del sistema|de arriba",
+     r"instrucciones|indicaciones|reglas|órdenes|directrices|comandos|prompt",
+     r"muestra|muéstrame|muestrame|revela|revélame|repite|dime|imprime|escribe|dame",
+     r"(tu|su|tus|sus)\s+(prompt|instrucciones)|(el|las)\s+(prompt|instrucciones)\s+(del sistema|iniciales|"
+     r"originales|ocultas)"),
+    ("ignora|dimentica|trascura|non seguire|non considerare",
+     r"precedenti|tutte|tutti|tue|sue|originali|iniziali|di sistema|sopra",
+     r"istruzioni|regole|direttive|comandi|indicazioni|prompt",
+     r"mostra|mostrami|rivela|rivelami|ripeti|dimmi|stampa|scrivi|dammi",
+     r"(il tuo|il suo|le tue|le sue)\s+(prompt|istruzioni)|(il|le)\s+(prompt|istruzioni)\s+(di sistema|iniziali|"
+     r"originali|nascoste)"),
+    ("ignore|ignora|esqueça|esqueca|esquece|desconsidere|desconsidera",
+     r"anteriores|prévias|previas|todas|todos|suas|tuas|originais|iniciais|do sistema|acima",
+     r"instruções|instrucoes|regras|diretrizes|ordens|comandos|prompt",
+     r"mostre|mostra|revele|revela|repita|repete|diga|imprima|escreva|me dê|me de",
+     r"(seu|teu|suas|tuas)\s+(prompt|instruções|instrucoes)|(o|as)\s+(prompt|instruções|instrucoes)\s+(do sistema|"
+     r"iniciais|originais|ocultas)"),
+    ("negeer|vergeet|negeren|vergeten",
+     r"vorige|eerdere|alle|je|jouw|uw|bovenstaande|oorspronkelijke|systeem\w*",
+     r"instructies|opdrachten|regels|richtlijnen|prompts?",
+     r"toon|laat\s+\w+\s+zien|herhaal|geef|vertel|print|schrijf",
+     r"(je|jouw|uw)\s+(\w+\s+)?(systeem\s*prompt|prompt|instructies)|(de|het)\s+(systeem\s*prompt|oorspronkelijke\s+"
+     r"(instructies|prompt))"),
+)
+MULTILINGUAL_RULES: tuple[tuple[str, Kind, float, str], ...] = (
+    ("override_instructions_multilingual", "injection", 0.9, "|".join(
+        rf"\b({verbs})\b[^.!?\n]{{0,40}}?(\b({back})\b[^.!?\n]{{0,25}}?\b({nouns})\b|\b({nouns})\b[^.!?\n]{{0,25}}?"
+        rf"\b({back})(?!\w))" for verbs, back, nouns, _, _ in _LANGUAGE_CUES)),
+    ("prompt_exfiltration_multilingual", "injection", 0.85, "|".join(
+        rf"\b({show})(?!\w)[^.!?\n]{{0,30}}?\b({prompt})(?!\w)" for _, _, _, show, prompt in _LANGUAGE_CUES)),
+)
+
 ROLE_LABEL = rx(
     r"^\s*(system|assistant|ai|ai assistant|chatbot|bot|gpt|chatgpt|llm|admin|developer|root)"
     r"(\s+(message|note|prompt|instruction|override))?\s*[:>]\s*(\S.*)$"
