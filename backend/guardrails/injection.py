@@ -57,6 +57,9 @@ _SENTENCE_RULES = tuple((name, weight, tuple(rx(p) for p in cues)) for name, wei
 _LANGUAGE_SWITCH = tuple(tuple(rx(p) for p in cues) for cues in LANGUAGE_SWITCH)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[A-Z0-9*#>|\-\u2022])")  # hard-wrapped lines stay joined
 _BLOB = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+_SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){2,}[^\W\d_](?!\S)")  # 3+ letters, each alone between spaces
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[^\W\d_])(?=[\w@$]*[013457@$])[\w@$]{3,}")  # letters and leet marks
+_LEET = str.maketrans("013457@$", "oieastas")
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 
 
@@ -83,6 +86,23 @@ def score_injection(
             network = load_embedding_model()
             probability = network.probability(vector)
             _keep(hits, "embedding", _classifier_hit(probability, network.threshold, "embedding_classifier"))
+    _scan(normal, source, hits)
+    plain = _deobfuscate(normal)
+    if plain != normal:  # leetspeak or letters spaced apart: the rules read it as written plainly, once per rule
+        seen = {k: h.weight for k, h in hits.items()}
+        _scan(plain, source, hits)
+        if any(h.weight > seen.get(k, 0.0) for k, h in hits.items()):
+            _keep(hits, "obfuscated", _Hit(0.0, "injection", ("obfuscated",)))
+    for decoded in _decoded_blobs(text):
+        inner = score_injection(decoded, source, classifier)
+        _keep(
+            hits, "encoded", _Hit(max(0.4, inner.score), inner.kind or "injection", ("encoded_payload", *inner.reasons))
+        )
+    return _result(hits)
+
+
+def _scan(normal: str, source: Source, hits: dict[str, _Hit]) -> None:
+    """The rules over the whole text and per sentence, kept in hits by rule."""
     for name, weight, kind in _text_hits(normal):
         _keep(hits, name, _Hit(weight, kind, (name,)))
     sentences = [s for s in _SENTENCE_SPLIT.split(normal) if s.strip()]
@@ -90,12 +110,6 @@ def score_injection(
         _keep(hits, "sentence", _sentence_hit(sentence, source))
     if source == "document" and _offtopic_task(sentences):
         _keep(hits, "task", _Hit(0.55, "injection", ("offtopic_task_in_document",)))
-    for decoded in _decoded_blobs(text):
-        inner = score_injection(decoded, source, classifier)
-        _keep(
-            hits, "encoded", _Hit(max(0.4, inner.score), inner.kind or "injection", ("encoded_payload", *inner.reasons))
-        )
-    return _result(hits)
 
 
 def _classifier_hit(probability: float, threshold: float, name: str) -> _Hit | None:
@@ -160,6 +174,12 @@ def _decoded_blobs(text: str) -> list[str]:
         if decoded.isprintable() and sum(c.isalpha() or c == " " for c in decoded) > 0.8 * len(decoded):
             out.append(decoded)
     return out
+
+
+def _deobfuscate(text: str) -> str:
+    """Words written in leetspeak ("1gn0r3") or letter by letter ("i g n o r e") as plain words."""
+    text = _SPACED.sub(lambda m: m.group().replace(" ", ""), text)
+    return _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
 
 
 def _noisy_or(weights: Iterable[float]) -> float:
