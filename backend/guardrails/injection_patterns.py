@@ -25,14 +25,25 @@ COPY_VERB = (
 
 # fmt: off
 TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
+    # not a reader asking whether a rule may be ignored ("Can I ignore the previous tasks on the checklist?")
     ("override_instructions", "injection", 0.9,
+     r"(?<!\bcan i )(?<!\bmay i )(?<!\bdo i )(?<!\bshould i )(?<!\bcan we )(?<!\bshould we )"
      r"\b(ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|"
      r"do not follow|don'?t follow|stop following)\b[^.!?\n]{0,40}?\b(previous|prior|above|earlier|preceding|"
      r"initial|original|system|developer|all|any|every|your|these|those|safety)\b[^.!?\n]{0,25}?\b(instructions?|"
-     r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands)\b"),
+     r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands|tasks|"
+     r"assignments|orders)\b(?!\s+(on|in|of|from|for|about|under)\s+(the|this|that|my|our)\s+"
+     r"(?!(above|conversation|chat|prompt|system)\b)\w)"),
     ("forget_everything", "injection", 0.8,
      r"\b(forget|ignore|disregard)\s+(everything|all)\s+(above|before|(that )?(you|i) (were|was|have been) "
      r"(told|given|said))"),
+    ("drop_then_order", "injection", 0.85,
+     r"\b(ignore|disregard|forget)\s+(the above|everything above|all (of )?the above|the previous|what came before|"
+     r"everything before( that| this)?|that)\b[^.!?\n]{0,20}?\b(and|then|instead|now)\b[^.!?\n]{0,15}?\b(say|print|"
+     r"write|output|respond|reply|answer with|tell me|repeat|translate|act as|pretend|generate|show)\b"),
+    ("new_task_focus", "injection", 0.7,
+     r"\b(focus on|here is|here's|this is|now comes|start|begin|move on to) (on )?your (new|next|real|actual) "
+     r"(task|assignment|goal|objective|instructions?|mission)\b"),
     ("new_instructions", "injection", 0.7, r"\bnew (instructions?|task|rules|objective|directives?|orders)\s*:"),
     ("from_now_on", "jailbreak", 0.55, r"\bfrom now on,? (you|your|always|only|never|respond|answer|reply|act)\b"),
     ("new_role_goal", "injection", 0.6,
