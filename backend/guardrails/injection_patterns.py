@@ -29,6 +29,7 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("override_instructions", "injection", 0.9,
      r"(?<!\bcan i )(?<!\bmay i )(?<!\bdo i )(?<!\bshould i )(?<!\bcan we )(?<!\bshould we )"
      r"\b(ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|"
+     r"remove|drop|delete|erase|clear|scrap|"
      r"do not follow|don'?t follow|stop following)\b[^.!?\n]{0,40}?\b(previous|prior|above|earlier|preceding|"
      r"initial|original|system|developer|all|any|every|your|these|those|safety)\b[^.!?\n]{0,25}?\b(instructions?|"
      r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands|tasks|"
@@ -42,8 +43,8 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"everything before( that| this)?|that)\b[^.!?\n]{0,20}?\b(and|then|instead|now)\b[^.!?\n]{0,15}?\b(say|print|"
      r"write|output|respond|reply|answer with|tell me|repeat|translate|act as|pretend|generate|show)\b"),
     ("new_task_focus", "injection", 0.7,
-     r"\b(focus on|here is|here's|this is|now comes|start|begin|move on to) (on )?your (new|next|real|actual) "
-     r"(task|assignment|goal|objective|instructions?|mission)\b"),
+     r"\b(focus on|concentrate on|here is|here's|this is|now comes|start|begin|move on to) (on )?(your|the) (new|next|"
+     r"real|actual) (task|assignment|goal|objective|instructions?|mission)\b"),
     ("new_instructions", "injection", 0.7, r"\bnew (instructions?|task|rules|objective|directives?|orders)\s*:"),
     ("from_now_on", "jailbreak", 0.55, r"\bfrom now on,? (you|your|always|only|never|respond|answer|reply|act)\b"),
     ("new_role_goal", "injection", 0.6,
@@ -125,7 +126,8 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"\byou (have|are under|are bound by|follow) no (rules|restrictions|limits|guidelines|policies)|"
      r"\bnot bound by (any )?(rules|restrictions|guidelines|policies|openai|ethics)"),
     ("you_are_now", "jailbreak", 0.45,
-     r"\byou('re| are) (now|no longer|going to (be|act|pretend)|free from|unchained|liberated)\b"),
+     r"\byou('re| are) (now|no longer|going to (be|act|pretend)|free from|unchained|liberated)\b|"
+     r"\bnow,? you('re| are)\b"),
     ("evil_persona", "jailbreak", 0.8,
      r"\b(uncensored|unfiltered|amoral|unethical|evil|immoral|unrestricted) (ai|assistant|chatbot|model|version|"
      r"persona|bot|character|confidant)\b"),
@@ -203,6 +205,16 @@ _LANGUAGE_CUES: tuple[tuple[str, str, str, str, str], ...] = (
      r"(instructies|prompt))"),
 )
 MULTILINGUAL_RULES: tuple[tuple[str, Kind, float, str], ...] = (
+    ("forget_everything_multilingual", "injection", 0.8,
+     r"\b(vergiss|vergessen sie|ignoriere|ignorieren sie)\s+alles,?\s+(davor|vorher|bisherige|oben|zuvor|bis hierhin|"
+     r"bis jetzt|was (dir|ihnen|du|sie) (gesagt|aufgetragen|vorgegeben))|\b(oublie|oubliez|ignore|ignorez)\s+tout\s+"
+     r"(ce qui précède|ce qui est au-dessus|ce qu'on t'a dit|ce qu'on vous a dit)|\b(olvida|olvide|ignora)\s+todo\s+"
+     r"(lo anterior|lo de arriba|lo que te dijeron)|\b(dimentica|ignora)\s+tutto\s+(quello che (ti|le) è stato detto|"
+     r"sopra|prima)"),
+    ("new_instructions_multilingual", "injection", 0.7,
+     r"\bneue (anweisungen?|aufgaben?|instruktionen|regeln)\s*:|\b(nun|jetzt) (folgen|kommen) (neue|weitere) "
+     r"(anweisungen|aufgaben|instruktionen)|\bnouvelles? (instructions?|consignes?|tâches?)\s*:|\bnuevas? "
+     r"(instrucciones|tareas?|reglas)\s*:|\bnuov[ei] (istruzioni|compiti|regole)\s*:"),
     ("override_instructions_multilingual", "injection", 0.9, "|".join(
         rf"\b({verbs})\b[^.!?\n]{{0,40}}?(\b({back})\b[^.!?\n]{{0,25}}?\b({nouns})\b|\b({nouns})\b[^.!?\n]{{0,25}}?"
         rf"\b({back})(?!\w))" for verbs, back, nouns, _, _ in _LANGUAGE_CUES)),
