@@ -140,7 +140,8 @@ class TokenGate:
     def start(self, node_input: dict[str, Any]) -> None:
         """A generator run starts: PII already in the question or the sources may be repeated."""
         sources = "\n".join(d.get("text", "") for d in node_input.get("documents") or [])
-        self._redactor = StreamRedactor(allowed=known_pii(node_input.get("question", ""), sources))
+        question = node_input.get("question", "")
+        self._redactor = StreamRedactor(allowed=known_pii(question, sources), seen_text=f"{question}\n{sources}")
 
     def feed(self, text: str) -> TokenEvent | None:
         """The part of the token that is safe to send now."""

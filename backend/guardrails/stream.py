@@ -13,9 +13,10 @@ from the end, which is longer than any pattern plus the context it reads. The co
 equals ``redact(full_text)`` (with the same allow-list).
 
 One exception, for the time to first token: an answer's first token that is a common opening word ("The", "I",
-"Yes", OPENERS) goes out at once, without waiting a whole generation step for the next token to show where the
-word ends. Only an email address could still grow from it ("The.team@…"); if one does, the rest of it is
-redacted ("The[EMAIL]"), so what can reach the reader is that one common word, never the address.
+"Yes", OPENERS) or the start of a word of the question or the sources goes out at once, without waiting a whole
+generation step for the next token to show where the word ends. Only an email address could still grow from it
+("The.team@…"); if one does, the rest of it is redacted ("The[EMAIL]"), so what can reach the reader is that one
+word, common or already in front of them, never the address.
 """
 
 import re
@@ -31,6 +32,7 @@ _WORD_THEN_SPACE = re.compile(r"(\S+)(\s+)")
 _LETTERS_THEN_STOP = re.compile(r"\s*[^\W\d_]+[,;!?]")  # "No," at the end: no pattern contains these marks
 _TRAILING_LETTERS = re.compile(r"[^\W\d_]+$")
 _OPENING_WORD = re.compile(r"\s*([^\W\d_]+)")
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
 # the words small models open most answers with (bench.answers' dumps: "The" 90 of 188), all carrying no identity
 # fmt: off
 OPENERS = frozenset((
@@ -45,10 +47,13 @@ OPENERS = frozenset((
 class StreamRedactor:
     """Feed generator tokens in, get redacted text out; call flush() once the stream ends."""
 
-    def __init__(self, types: Iterable[str] | None = None, allowed: Iterable[str] = ()) -> None:
-        """types: PII types to redact (default all); allowed: pii_key()s that may pass (from question and sources)."""
+    def __init__(self, types: Iterable[str] | None = None, allowed: Iterable[str] = (), seen_text: str = "") -> None:
+        """types: PII types to redact (default all); allowed: pii_key()s that may pass (from question and sources);
+        seen_text: what the reader already has (the question and the sources): an opening token that begins one of
+        its words goes out at once, like OPENERS ("Pass" of "Passwords")."""
         self._types = frozenset(PII_TYPES if types is None else types)
         self._allowed = frozenset(allowed)
+        self._openers = OPENERS | word_prefixes(seen_text)
         self._buffer = ""  # text not yet dropped; _buffer[:_emitted] has already been returned
         self._emitted = 0
         self._at_barrier = True  # _buffer[:_emitted] ends at a barrier (not at a forced cut)
@@ -65,7 +70,7 @@ class StreamRedactor:
 
     def _drain(self, final: bool) -> str:
         """Emit redacted text up to the safe cut, then drop old text beyond the left context."""
-        opener = not final and self._emitted == 0 and _is_opener(self._buffer)
+        opener = not final and self._emitted == 0 and _is_opener(self._buffer, self._openers)
         cut = len(self._buffer) if final or opener else self._barrier_cut()
         forced = not final and len(self._buffer) - cut > MAX_HOLD
         if cut <= self._emitted and not forced:
@@ -138,10 +143,17 @@ def _is_barrier(word: str) -> bool:
     return bool(letters) and len(letters.group()) >= 5 and letters.group().lower() != "extension"
 
 
-def _is_opener(text: str) -> bool:
-    """True when the text so far is one common opening word (OPENERS; not two capitals, which may open a NINO)."""
+def word_prefixes(text: str) -> frozenset[str]:
+    """Every start of every word of letters in the text, lowercased ("pass" for "Passwords")."""
+    words = {w.lower() for w in _LETTER_WORD.findall(text)}
+    return frozenset(w[:i] for w in words for i in range(1, len(w) + 1))
+
+
+def _is_opener(text: str, openers: frozenset[str]) -> bool:
+    """True when the text so far is one opening word (or the start of a word the reader has already seen); not two
+    capitals, which may open a NINO."""
     word = _OPENING_WORD.fullmatch(text)
-    return bool(word) and word.group(1).lower() in OPENERS and not (len(word.group(1)) == 2 and word.group(1).isupper())
+    return bool(word) and word.group(1).lower() in openers and not (len(word.group(1)) == 2 and word.group(1).isupper())
 
 
 def _starts_no_match(word: str) -> bool:

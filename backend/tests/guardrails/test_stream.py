@@ -160,3 +160,14 @@ def test_short_words_before_pii_never_let_it_out(seed: int) -> None:
     pieces, out = stream(SHORT_WORDS, [rng.randint(1, 5) for _ in range(len(SHORT_WORDS))])
     assert_never_leaks(pieces, SHORT_WORDS)
     assert out == redact(SHORT_WORDS)[0]
+
+
+def test_a_first_token_that_starts_a_word_the_reader_has_seen_goes_out_at_once() -> None:
+    seen = "How long must passwords be? Passwords must be at least 14 characters. Ask Jane in IT."
+    redactor = StreamRedactor(seen_text=seen)
+    assert redactor.feed("Pass") == "Pass"  # the start of "Passwords", already in the question
+    assert redactor.feed("words") + redactor.feed(" must") == "words "
+    assert StreamRedactor(seen_text=seen).feed("Zeph") == ""  # not in front of the reader: held as before
+    grows = StreamRedactor(seen_text=seen)
+    pieces = [grows.feed(t) for t in ["Jane", ".doe", "@north", "wind.example", " wrote."]] + [grows.flush()]
+    assert pieces[0] == "Jane" and "".join(pieces) == "Jane[EMAIL] wrote."
