@@ -5,7 +5,8 @@ into the slot after a restart, and pins every call of the turn to that slot (lla
 rewriter and the generator share the cached prefix. A side request that branches off the prompt (the answerable
 check) runs `aside`: the slot is stashed before it and put back when the turn ends, after its `done` went out, so
 the next turn still finds the answer cached and the reader does not wait for the file read. When the turn ends the
-slot is saved for the thread and released.
+slot is saved for the thread and released. After a restart, `prefetch` takes a free slot and reads the thread's
+saved file as the turn starts, while the nodes before the first model call run.
 """
 
 import asyncio
@@ -27,6 +28,7 @@ class ModelLease:
         self.restored_tokens = 0
         self.stashed = False  # the slot's state before a side request waits in a scratch file, to be put back
         self._lock = asyncio.Lock()
+        self._prefetch: asyncio.Task[int] | None = None
 
     async def take(self, ahead: Ahead) -> int:
         """The turn's slot, waiting for it the first time."""
@@ -37,6 +39,16 @@ class ModelLease:
                 if self.kv is not None and self.slot >= 0:
                     self.restored_tokens = await self.kv.restore(self.slot, self.thread_id)
             return self.slot
+
+    def prefetch(self) -> None:
+        """When the thread's saved KV cache is not in llama.cpp yet (after a restart) and a slot is free with nobody
+        waiting, take the slot now and start reading the file, so the restore overlaps the turn's first nodes
+        instead of delaying its first model call. Otherwise the first call takes the slot as usual."""
+        kv = self.kv
+        if kv is None or self.slot is not None or self._prefetch is not None or self.thread_id in kv.warm:
+            return
+        if self.gate.waiting == 0 and self.gate.free > 0 and kv.has(self.thread_id):
+            self._prefetch = asyncio.create_task(self.take(lambda ahead: None))
 
     def bind(self, model: BaseChatModel | Runnable) -> Runnable:
         """The model with every request pinned to the turn's slot (when the backend has slots)."""
@@ -53,6 +65,8 @@ class ModelLease:
 
     async def finish(self, keep: bool) -> None:
         """Put back what `aside` stashed, save the slot for the thread (when the turn is kept) and release it."""
+        if self._prefetch is not None:  # a turn that ended before its first model call: the restore ends first
+            await asyncio.gather(asyncio.shield(self._prefetch), return_exceptions=True)
         async with self._lock:
             slot, self.slot = self.slot, None
         if slot is None:

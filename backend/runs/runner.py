@@ -329,6 +329,7 @@ class TurnRunner:
         completed = False
         m = self.models
         lease = ModelLease(m.gate, spec.thread_id, m.kv if spec.use_memory else None, m.pin_slots)
+        lease.prefetch()  # after a restart the thread's KV cache is read while the first nodes run
         readable = spec.asker.readable
         retriever = self.deps.retriever.scoped(readable) if readable is not None else self.deps.retriever
         deps = dataclasses.replace(

@@ -1,6 +1,8 @@
 """ModelLease.aside: a side request on the turn's slot leaves the slot's KV cache as it found it, put back when
 the turn finishes (after `done`), before the slot is saved for the thread."""
 
+import asyncio
+
 from backend.llm.gate import ModelGate
 from backend.llm.lease import ModelLease
 
@@ -55,3 +57,53 @@ async def test_aside_does_nothing_without_pinned_slots_or_saved_caches():
         await lease.take(lambda ahead: None)
         await lease.aside()
     assert kv.calls == []
+
+
+class SavedKV(RecordingKV):
+    """Stands in for KVCache after a restart: the thread has a saved file, and reading it takes a while."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.warm: set[str] = set()
+
+    def has(self, thread_id: str) -> bool:
+        return True
+
+    async def restore(self, slot: int, thread_id: str) -> int:
+        self.calls.append(("restore starts", slot))
+        await asyncio.sleep(0.05)
+        self.calls.append(("restored", slot))
+        return 700
+
+
+async def test_prefetch_reads_the_saved_cache_while_the_first_nodes_run_and_the_first_call_gets_that_slot():
+    kv, gate = SavedKV(), ModelGate(2)
+    lease = ModelLease(gate, "t", kv, pin=True)  # type: ignore[arg-type]
+    lease.prefetch()
+    await asyncio.sleep(0.01)  # the nodes before the first model call
+    kv.calls.append(("first model call", -1))
+    slot = await lease.take(lambda ahead: None)
+    assert kv.calls == [("restore starts", slot), ("first model call", -1), ("restored", slot)]
+    assert lease.restored_tokens == 700 and gate.free == 1
+    await lease.finish(keep=True)
+    assert gate.free == 2
+
+
+async def test_prefetch_waits_for_nothing_and_restores_nothing_when_it_should_not():
+    kv = SavedKV()
+    kv.warm.add("warm")
+    busy = ModelGate(1)
+    await busy.acquire()  # another turn holds the only slot: this one must queue and say so, as usual
+    for lease in (ModelLease(ModelGate(2), "warm", kv, pin=True), ModelLease(busy, "t", kv, pin=True)):  # type: ignore[arg-type]
+        lease.prefetch()
+        await asyncio.sleep(0.01)
+        assert lease.slot is None
+    assert kv.calls == []
+
+
+async def test_a_turn_answered_without_the_model_after_a_prefetch_releases_its_slot():
+    kv, gate = SavedKV(), ModelGate(2)
+    lease = ModelLease(gate, "t", kv, pin=True)  # type: ignore[arg-type]
+    lease.prefetch()
+    await lease.finish(keep=False)  # e.g. blocked by the input guardrail while the file was being read
+    assert gate.free == 2 and kv.calls == [("restore starts", 0), ("restored", 0)]
