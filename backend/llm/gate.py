@@ -42,6 +42,16 @@ class ModelGate:
         """Whether a turn holds a slot or waits for one."""
         return bool(self._waiters) or self._turns_running()
 
+    def try_acquire(self, thread: str | None = None) -> int | None:
+        """A free slot at once (the thread's own when free), or None when none is free or turns are waiting."""
+        if self.size <= 0 or not self._free or self._waiters:
+            return None
+        self._preempt_background()  # on a few CPU cores a background request would halve this turn's speed
+        own = next((slot for slot in self._free if thread is not None and self._holder.get(slot) == thread), None)
+        slot = own if own is not None else self._free[0]
+        self._free.remove(slot)
+        return slot
+
     async def acquire(self, ahead: Ahead | None = None, thread: str | None = None) -> int:
         """A slot for a turn; waits behind earlier turns (cancelling waits leaves the queue at once).
 
@@ -50,11 +60,7 @@ class ModelGate:
         """
         if self.size <= 0:
             return -1
-        if self._free and not self._waiters:
-            self._preempt_background()  # on a few CPU cores a background request would halve this turn's speed
-            own = next((slot for slot in self._free if thread is not None and self._holder.get(slot) == thread), None)
-            slot = own if own is not None else self._free[0]
-            self._free.remove(slot)
+        if (slot := self.try_acquire(thread)) is not None:
             return slot
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         moved = asyncio.Event()

@@ -28,16 +28,20 @@ class ModelLease:
         self.restored_tokens = 0
         self.stashed = False  # the slot's state before a side request waits in a scratch file, to be put back
         self._lock = asyncio.Lock()
-        self._prefetch: asyncio.Task[int] | None = None
+        self.called = False  # a node asked for the model: only then is the slot worth saving for the thread
+        self._restoring: asyncio.Task[None] | None = None  # a restore started by `prefetch`
 
     async def take(self, ahead: Ahead) -> int:
         """The turn's slot, waiting for it the first time."""
         async with self._lock:
+            self.called = True
             if self.slot is None:
                 self.waited = self.gate.waiting > 0 or self.gate.size > 0 and not self.gate.free
                 self.slot = await self.gate.acquire(ahead, self.thread_id)
                 if self.kv is not None and self.slot >= 0:
                     self.restored_tokens = await self.kv.restore(self.slot, self.thread_id)
+            elif self._restoring is not None:
+                await asyncio.shield(self._restoring)  # the file read `prefetch` started
             return self.slot
 
     def prefetch(self) -> None:
@@ -45,10 +49,17 @@ class ModelLease:
         waiting, take the slot now and start reading the file, so the restore overlaps the turn's first nodes
         instead of delaying its first model call. Otherwise the first call takes the slot as usual."""
         kv = self.kv
-        if kv is None or self.slot is not None or self._prefetch is not None or self.thread_id in kv.warm:
+        if kv is None or self.slot is not None or self.thread_id in kv.warm or not kv.has(self.thread_id):
             return
-        if self.gate.waiting == 0 and self.gate.free > 0 and kv.has(self.thread_id):
-            self._prefetch = asyncio.create_task(self.take(lambda ahead: None))
+        slot = self.gate.try_acquire(self.thread_id)  # taken here and now, or not at all: never queued
+        if slot is None or slot < 0:
+            return
+        self.slot = slot
+        self._restoring = asyncio.create_task(self._restore(kv, slot))
+
+    async def _restore(self, kv: KVCache, slot: int) -> None:
+        """The thread's saved cache into the slot (KVCache logs and drops a file llama.cpp refuses)."""
+        self.restored_tokens = await kv.restore(slot, self.thread_id)
 
     def bind(self, model: BaseChatModel | Runnable) -> Runnable:
         """The model with every request pinned to the turn's slot (when the backend has slots)."""
@@ -65,17 +76,23 @@ class ModelLease:
 
     async def finish(self, keep: bool) -> None:
         """Put back what `aside` stashed, save the slot for the thread (when the turn is kept) and release it."""
-        if self._prefetch is not None:  # a turn that ended before its first model call: the restore ends first
-            await asyncio.gather(asyncio.shield(self._prefetch), return_exceptions=True)
-        async with self._lock:
+        try:
+            async with self._lock:
+                slot, self.slot = self.slot, None
+        except asyncio.CancelledError:  # cancelled again while a node's call held the lock: still free the slot
             slot, self.slot = self.slot, None
+            if slot is not None:
+                self.gate.release(slot, None)
+            raise
         if slot is None:
             return
         try:
+            if self._restoring is not None:  # a turn that ended before its first model call: the read ends first
+                await asyncio.gather(asyncio.shield(self._restoring), return_exceptions=True)
             if self.stashed and self.kv is not None and slot >= 0:
                 self.stashed = False
                 await asyncio.shield(self.kv.unstash(slot))  # drops the scratch file even when the turn is not kept
-            if keep and self.kv is not None and slot >= 0:
+            if keep and self.called and self.kv is not None and slot >= 0:
                 await asyncio.shield(self.kv.save(slot, self.thread_id))
         finally:
             self.gate.release(slot, self.thread_id if keep else None)

@@ -101,9 +101,21 @@ async def test_prefetch_waits_for_nothing_and_restores_nothing_when_it_should_no
     assert kv.calls == []
 
 
-async def test_a_turn_answered_without_the_model_after_a_prefetch_releases_its_slot():
+async def test_a_turn_answered_without_the_model_after_a_prefetch_releases_its_slot_and_saves_nothing():
     kv, gate = SavedKV(), ModelGate(2)
     lease = ModelLease(gate, "t", kv, pin=True)  # type: ignore[arg-type]
     lease.prefetch()
-    await lease.finish(keep=False)  # e.g. blocked by the input guardrail while the file was being read
+    await lease.finish(keep=True)  # e.g. answered from the FAQ while the file was being read
     assert gate.free == 2 and kv.calls == [("restore starts", 0), ("restored", 0)]
+
+
+async def test_a_turn_cancelled_twice_while_its_prefetch_reads_still_frees_the_only_slot():
+    kv, gate = SavedKV(), ModelGate(1)
+    lease = ModelLease(gate, "t", kv, pin=True)  # type: ignore[arg-type]
+    lease.prefetch()
+    finishing = asyncio.create_task(lease.finish(keep=False))  # the runner's finally, after a first cancel
+    await asyncio.sleep(0.01)
+    finishing.cancel()  # Stop pressed while the client also left: a second cancel
+    await asyncio.gather(finishing, return_exceptions=True)
+    assert gate.free == 1 and lease.slot is None
+    assert await asyncio.wait_for(gate.acquire(), 1) == 0  # the next turn gets it
