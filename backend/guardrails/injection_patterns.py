@@ -29,22 +29,20 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("override_instructions", "injection", 0.9,
      r"(?<!\bcan i )(?<!\bmay i )(?<!\bdo i )(?<!\bshould i )(?<!\bcan we )(?<!\bshould we )"
      r"\b(ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|"
-     r"remove|drop|delete|erase|clear|scrap|"
      r"do not follow|don'?t follow|stop following)\b[^.!?\n]{0,40}?\b(previous|prior|above|earlier|preceding|"
      r"initial|original|system|developer|all|any|every|your|these|those|safety)\b[^.!?\n]{0,25}?\b(instructions?|"
-     r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands|tasks|"
-     r"assignments|orders)\b(?!\s+(on|in|of|from|for|about|under)\s+(the|this|that|my|our)\s+"
+     r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands|tasks)\b(?!\s+(on|in|of|from|for|about|under)\s+(the|this|that|my|our)\s+"
      r"(?!(above|conversation|chat|prompt|system)\b)\w)"),
     ("forget_everything", "injection", 0.8,
      r"\b(forget|ignore|disregard)\s+(everything|all)\s+(above|before|(that )?(you|i) (were|was|have been) "
      r"(told|given|said))"),
     ("drop_then_order", "injection", 0.85,
-     r"\b(ignore|disregard|forget)\s+(the above|everything above|all (of )?the above|the previous|what came before|"
-     r"everything before( that| this)?|that)\b[^.!?\n]{0,20}?\b(and|then|instead|now)\b[^.!?\n]{0,15}?\b(say|print|"
-     r"write|output|respond|reply|answer with|tell me|repeat|translate|act as|pretend|generate|show)\b"),
+     r"\b(ignore|disregard|forget)\s+(the above|everything above|all (of )?the above|what came before|"
+     r"everything before( that| this)?)\b[^.!?\n]{0,20}?\b(and|then|instead|now)\b[^.!?\n]{0,15}?\b(say|print|"
+     r"output|respond with|reply with|repeat|act as|pretend)\b"),
     ("new_task_focus", "injection", 0.7,
-     r"\b(focus on|concentrate on|here is|here's|this is|now comes|start|begin|move on to) (on )?(your|the) (new|next|"
-     r"real|actual) (task|assignment|goal|objective|instructions?|mission)\b"),
+     r"\b(focus on|concentrate on|here is|here's|now comes) (your|the) (new|real|actual) (task|assignment|"
+     r"instructions?|mission)\b"),
     ("new_instructions", "injection", 0.7, r"\bnew (instructions?|task|rules|objective|directives?|orders)\s*:"),
     ("from_now_on", "jailbreak", 0.55, r"\bfrom now on,? (you|your|always|only|never|respond|answer|reply|act)\b"),
     ("new_role_goal", "injection", 0.6,
@@ -72,9 +70,11 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"translat\w+|summari[sz]\w+|recap\w*|provid\w+|let me know|inform me|what (is|are|was|were)|what's)\b"
      r"[^.!?\n]{0,60}?("
      r"\b(the|your|this|all( the)?|our)\s+((system|hidden|secret|initial|original|first|earlier|previous|prior|"
-     r"preceding|setup|starting|opening|above|given|full|entire|exact|whole)\s+)?(prompts?|system (message|prompt)|"
-     r"context window)\b(?!\s+(for|on|about|regarding|concerning|to|of|when|if)\b)"
-     r"|\byour\s+(\w+\s+)?(instructions?|directives?|directions|guidelines|rules|commands|configuration|setup|"
+     r"preceding|setup|starting|opening|above|given|full|entire|exact|whole)\s+)?(prompts?|system (message|prompt))"
+     r"\b(?!\s+(for|on|about|regarding|concerning|to|of|when|if)\b)"
+     r"|\byour\s+context window\b"
+     r"|\byour\s+((system|initial|original|hidden|secret|internal|setup|starting|first|exact|full|complete|previous|"
+     r"prior|given|current)\s+)?(instructions?|directives?|directions|guidelines|rules|commands|configuration|setup|"
      r"(initial|first|opening) message|programming)\b(?!\s+(for|on|about|regarding|concerning|to|of|when|if)\b)"
      r"|\b(instructions?|directives?|directions|commands?|sentences|words|text|rules|prompts?)\s+"
      r"((that|which) were\s+)?(given|provided|shown|sent)\s+(to\s+)?you\b"
@@ -86,7 +86,7 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"|\b(sentences?|lines?|phrases?|words?|statements?|text|wording|commands|instructions|directives|prompts)\s+"
      r"(\w+\s+)?(in|from|of|within)\s+(the|our|your|this|that)\s+((above|given|previous|preceding|prior|last|latest|"
      r"most recent|original|initial|first|earlier)\s+)?(instructions?|directives?|commands?|directions|ordinance|"
-     r"demand|task|prompt|conversation)\b"
+     r"demand|task|prompt|conversation)\b(?!\s+(for|on|about|of|to|from|in)\b)"
      r"|\b(rules|instructions|guidelines)\s+(that\s+)?you\s+(must|have to|are (told|instructed) to)\s+follow\b"
      r"|\b(that|which)\s+(set you up|configured you|initiali[sz]ed you)\b"
      r"|\byou\s+were\s+(initiali[sz]ed|set up|configured|programmed)\s+with\b)"),
@@ -101,9 +101,11 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"\b(you were|were you)\s+(told|given|instructed|shown)\b[^.!?\n]{0,30}\bbefore\s+(this|the|our|my)\s+"
      r"(conversation|chat|first message|message|question)\b"),
     ("conversation_dump", "injection", 0.8,
-     rf"\b({COPY_VERB}|read back)\b[^.!?\n]{{0,40}}?"
+     r"\b(repeat\w*|recit\w+|reiterat\w+|reproduc\w+|replicat\w+|duplicat\w+|echo\w*|parrot\w*|transcri\w+|"
+     r"print\w*|output\w*|cop(y|ies|ied|ying)|past(e|es|ed|ing)|dump\w*|replay\w*|redeliver\w*|rehash\w*|"
+     r"enunciat\w+|quot(e|es|ed|ing)|read back)\b[^.!?\n]{0,40}?"
      r"\b(all|every|each|entire|whole|full|everything|verbatim|our|this)\b[^.!?\n]{0,30}?\b(conversation|"
-     r"chat( history)?|dialogue|discussion|discourse|exchange|interaction)\b"
+     r"chat( history)?|dialogue|discourse)\b"
      r"|\b(verbatim|word for word|word-for-word)\b[^.!?\n]{0,40}\b(conversation|chat|dialogue|discussion|exchange)\b"
      r"|\b(conversation|chat|dialogue|discussion|exchange)\b[^.!?\n]{0,40}\b(verbatim|word for word|word-for-word)\b"),
     ("verbatim_context", "injection", 0.8,
@@ -183,19 +185,22 @@ _LANGUAGE_CUES: tuple[tuple[str, str, str, str, str], ...] = (
      r"anteriores|previas|todas|todos|tus|sus|originales|iniciales|del sistema|de arriba",
      r"instrucciones|indicaciones|reglas|órdenes|directrices|comandos|prompt",
      r"muestra|muéstrame|muestrame|revela|revélame|repite|dime|imprime|escribe|dame",
-     r"(tu|su|tus|sus)\s+(prompt|instrucciones)|(el|las)\s+(prompt|instrucciones)\s+(del sistema|iniciales|"
+     r"(tu|su|tus|sus)\s+(prompt|instrucciones)(\s+del sistema)?|"
+     r"(el|las)\s+(prompt|instrucciones)\s+(del sistema|iniciales|"
      r"originales|ocultas)"),
     ("ignora|dimentica|trascura|non seguire|non considerare",
      r"precedenti|tutte|tutti|tue|sue|originali|iniziali|di sistema|sopra",
      r"istruzioni|regole|direttive|comandi|indicazioni|prompt",
      r"mostra|mostrami|rivela|rivelami|ripeti|dimmi|stampa|scrivi|dammi",
-     r"(il tuo|il suo|le tue|le sue)\s+(prompt|istruzioni)|(il|le)\s+(prompt|istruzioni)\s+(di sistema|iniziali|"
+     r"(il tuo|il suo|le tue|le sue)\s+(prompt|istruzioni)(\s+di sistema)?|"
+     r"(il|le)\s+(prompt|istruzioni)\s+(di sistema|iniziali|"
      r"originali|nascoste)"),
     ("ignore|ignora|esqueça|esqueca|esquece|desconsidere|desconsidera",
      r"anteriores|prévias|previas|todas|todos|suas|tuas|originais|iniciais|do sistema|acima",
      r"instruções|instrucoes|regras|diretrizes|ordens|comandos|prompt",
      r"mostre|mostra|revele|revela|repita|repete|diga|imprima|escreva|me dê|me de",
-     r"(seu|teu|suas|tuas)\s+(prompt|instruções|instrucoes)|(o|as)\s+(prompt|instruções|instrucoes)\s+(do sistema|"
+     r"(seu|teu|suas|tuas)\s+(prompt|instruções|instrucoes)(\s+do sistema)?|"
+     r"(o|as)\s+(prompt|instruções|instrucoes)\s+(do sistema|"
      r"iniciais|originais|ocultas)"),
     ("negeer|vergeet|negeren|vergeten",
      r"vorige|eerdere|alle|je|jouw|uw|bovenstaande|oorspronkelijke|systeem\w*",
@@ -204,6 +209,17 @@ _LANGUAGE_CUES: tuple[tuple[str, str, str, str, str], ...] = (
      r"(je|jouw|uw)\s+(\w+\s+)?(systeem\s*prompt|prompt|instructies)|(de|het)\s+(systeem\s*prompt|oorspronkelijke\s+"
      r"(instructies|prompt))"),
 )
+# a reader asking whether something may be ignored ("Peut-on ignorer …"), or "j'ignore" (French: "I don't know")
+_ASKING = "".join(
+    f"(?<!{p} )" for p in (
+        "kann ich", "darf ich", "soll ich", "muss ich", "können wir", "dürfen wir", "peut-on", "puis-je", "dois-je",
+        "doit-on", "pouvons-nous", "devons-nous", "puedo", "podemos", "debo", "debemos", "se puede", "posso",
+        "possiamo", "devo", "dobbiamo", "kan ik", "mag ik", "moet ik", "kunnen we", "mogen we",
+    )
+) + "(?<!j')(?<!n')"  # fmt: skip
+# "… instructions for the installation": the instructions of a document, not the model's
+_NOT_ABOUT = (r"(?!\s+(zur|zum|für|über|von|bei|des|der|de|du|des|d'|pour|sur|del|para|sobre|della|dello|per|su|di|"
+              r"do|da|dos|das|voor|van|over|bij)\b)")
 MULTILINGUAL_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("forget_everything_multilingual", "injection", 0.8,
      r"\b(vergiss|vergessen sie|ignoriere|ignorieren sie)\s+alles,?\s+(davor|vorher|bisherige|oben|zuvor|bis hierhin|"
@@ -211,15 +227,17 @@ MULTILINGUAL_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"(ce qui précède|ce qui est au-dessus|ce qu'on t'a dit|ce qu'on vous a dit)|\b(olvida|olvide|ignora)\s+todo\s+"
      r"(lo anterior|lo de arriba|lo que te dijeron)|\b(dimentica|ignora)\s+tutto\s+(quello che (ti|le) è stato detto|"
      r"sopra|prima)"),
-    ("new_instructions_multilingual", "injection", 0.7,
+    # a cue only: "Neue Regeln:" also heads ordinary documents
+    ("new_instructions_multilingual", "injection", 0.45,
      r"\bneue (anweisungen?|aufgaben?|instruktionen|regeln)\s*:|\b(nun|jetzt) (folgen|kommen) (neue|weitere) "
      r"(anweisungen|aufgaben|instruktionen)|\bnouvelles? (instructions?|consignes?|tâches?)\s*:|\bnuevas? "
      r"(instrucciones|tareas?|reglas)\s*:|\bnuov[ei] (istruzioni|compiti|regole)\s*:"),
     ("override_instructions_multilingual", "injection", 0.9, "|".join(
-        rf"\b({verbs})\b[^.!?\n]{{0,40}}?(\b({back})\b[^.!?\n]{{0,25}}?\b({nouns})\b|\b({nouns})\b[^.!?\n]{{0,25}}?"
-        rf"\b({back})(?!\w))" for verbs, back, nouns, _, _ in _LANGUAGE_CUES)),
+        rf"{_ASKING}\b({verbs})\b[^.!?\n]{{0,40}}?(\b({back})\b[^.!?\n]{{0,25}}?\b({nouns})\b|\b({nouns})\b"
+        rf"[^.!?\n]{{0,25}}?\b({back})(?!\w)){_NOT_ABOUT}" for verbs, back, nouns, _, _ in _LANGUAGE_CUES)),
     ("prompt_exfiltration_multilingual", "injection", 0.85, "|".join(
-        rf"\b({show})(?!\w)[^.!?\n]{{0,30}}?\b({prompt})(?!\w)" for _, _, _, show, prompt in _LANGUAGE_CUES)),
+        rf"\b({show})(?!\w)[^.!?\n]{{0,30}}?\b({prompt})(?!\w){_NOT_ABOUT}"
+        for _, _, _, show, prompt in _LANGUAGE_CUES)),
 )
 
 ROLE_LABEL = rx(
