@@ -14,9 +14,9 @@ equals ``redact(full_text)`` (with the same allow-list).
 
 One exception, for the time to first token: an answer's first token that is a common opening word ("The", "I",
 "Yes", OPENERS) or the start of a word of the question or the sources goes out at once, without waiting a whole
-generation step for the next token to show where the word ends. Only an email address could still grow from it
-("The.team@…"); if one does, the rest of it is redacted ("The[EMAIL]"), so what can reach the reader is that one
-word, common or already in front of them, never the address.
+generation step for the next token to show where the word ends. An address, an IBAN or an ID could still grow
+from it ("The.team@…", "De" + "89 3704 …"); if one does, the rest of it is redacted ("The[EMAIL]", "De[IBAN]"),
+so what can reach the reader is that one word, common or already in front of them, never the match.
 """
 
 import re
@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 from backend.guardrails.pii import PII_TYPES, PiiMatch, find_pii, pii_key, placeholder
 
+MAX_PREFIX = 24  # longest word start kept from the question and sources (a first token is shorter)
 MAX_HOLD = 256  # characters held back at most while waiting for a barrier
 FORCED_HOLD = 112  # > longest valid spaced match (about 50) + the 12 characters a phone rule reads after it
 LEFT_CONTEXT = 64  # characters kept before the emitted point: phone and SSN rules read 40 to the left
@@ -137,8 +138,8 @@ class StreamRedactor:
 def _is_barrier(word: str) -> bool:
     """True when no spaced PII pattern can continue past this complete word."""
     last = word[-1]
-    if not last.isalnum():
-        return last != ")"
+    if not last.isalnum():  # a lone dash is not: a phone rule reads "- mobile" after the number
+        return last != ")" and word.strip("-\u2013\u2014") != ""
     letters = _TRAILING_LETTERS.search(word)
     return bool(letters) and len(letters.group()) >= 5 and letters.group().lower() != "extension"
 
@@ -146,7 +147,7 @@ def _is_barrier(word: str) -> bool:
 def word_prefixes(text: str) -> frozenset[str]:
     """Every start of every word of letters in the text, lowercased ("pass" for "Passwords")."""
     words = {w.lower() for w in _LETTER_WORD.findall(text)}
-    return frozenset(w[:i] for w in words for i in range(1, len(w) + 1))
+    return frozenset(w[:i] for w in words for i in range(1, min(len(w), MAX_PREFIX) + 1))
 
 
 def _is_opener(text: str, openers: frozenset[str]) -> bool:

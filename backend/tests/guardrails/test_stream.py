@@ -171,3 +171,10 @@ def test_a_first_token_that_starts_a_word_the_reader_has_seen_goes_out_at_once()
     grows = StreamRedactor(seen_text=seen)
     pieces = [grows.feed(t) for t in ["Jane", ".doe", "@north", "wind.example", " wrote."]] + [grows.flush()]
     assert pieces[0] == "Jane" and "".join(pieces) == "Jane[EMAIL] wrote."
+
+
+@pytest.mark.parametrize("text", ["Her number is 467 3395 - mobile.", "Call 723 813 266 \u2013 office hours only."])
+def test_a_number_is_held_past_a_lone_dash_until_the_word_that_makes_it_a_phone(text: str) -> None:
+    pieces, out = stream(text, [1] * len(text))
+    assert_never_leaks(pieces, text)
+    assert out == redact(text)[0]
