@@ -15,13 +15,14 @@ def rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
 
 
-# verbs that ask for text to be given back as it is, in any inflection ("repeat", "repeating", "recited")
-COPY_VERB = (
-    r"repeat\w*|recit\w+|reiterat\w+|restat\w+|reproduc\w+|replicat\w+|duplicat\w+|echo\w*|parrot\w*|"
-    r"quot(e|es|ed|ing)|transcri\w+|print\w*|output\w*|cop(y|ies|ied|ying)|past(e|es|ed|ing)|dump\w*|"
-    r"replay\w*|playback|recount\w*|redeliver\w*|rehash\w*|enunciat\w+|list(s|ed|ing)?|recall\w*|"
-    r"remind me of"
+# verbs that ask for text to be given back word for word, in any inflection ("repeat", "repeating", "recited")
+VERBATIM_VERB = (
+    r"repeat\w*|recit\w+|reiterat\w+|reproduc\w+|replicat\w+|duplicat\w+|echo\w*|parrot\w*|transcri\w+|"
+    r"print\w*|output\w*|cop(y|ies|ied|ying)|past(e|es|ed|ing)|dump\w*|replay\w*|redeliver\w*|rehash\w*|"
+    r"enunciat\w+|quot(e|es|ed|ing)"
 )
+# and those that ask for it back in other words too ("list", "recount")
+COPY_VERB = rf"{VERBATIM_VERB}|restat\w+|playback|recount\w*|list(s|ed|ing)?|recall\w*|remind me of"
 
 # fmt: off
 TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
@@ -101,9 +102,7 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"\b(you were|were you)\s+(told|given|instructed|shown)\b[^.!?\n]{0,30}\bbefore\s+(this|the|our|my)\s+"
      r"(conversation|chat|first message|message|question)\b"),
     ("conversation_dump", "injection", 0.8,
-     r"\b(repeat\w*|recit\w+|reiterat\w+|reproduc\w+|replicat\w+|duplicat\w+|echo\w*|parrot\w*|transcri\w+|"
-     r"print\w*|output\w*|cop(y|ies|ied|ying)|past(e|es|ed|ing)|dump\w*|replay\w*|redeliver\w*|rehash\w*|"
-     r"enunciat\w+|quot(e|es|ed|ing)|read back)\b[^.!?\n]{0,40}?"
+     rf"\b({VERBATIM_VERB}|read back)\b[^.!?\n]{{0,40}}?"
      r"\b(all|every|each|entire|whole|full|everything|verbatim|our|this)\b[^.!?\n]{0,30}?\b(conversation|"
      r"chat( history)?|dialogue|discourse)\b"
      r"|\b(verbatim|word for word|word-for-word)\b[^.!?\n]{0,40}\b(conversation|chat|dialogue|discussion|exchange)\b"

@@ -32,7 +32,6 @@ LEFT_CONTEXT = 64  # characters kept before the emitted point: phone and SSN rul
 _WORD_THEN_SPACE = re.compile(r"(\S+)(\s+)")
 _LETTERS_THEN_STOP = re.compile(r"\s*[^\W\d_]+[,;!?]")  # "No," at the end: no pattern contains these marks
 _TRAILING_LETTERS = re.compile(r"[^\W\d_]+$")
-_OPENING_WORD = re.compile(r"\s*([^\W\d_]+)")
 _LETTER_WORD = re.compile(r"[^\W\d_]+")
 # the words small models open most answers with (bench.answers' dumps: "The" 90 of 188), all carrying no identity
 # fmt: off
@@ -153,8 +152,8 @@ def word_prefixes(text: str) -> frozenset[str]:
 def _is_opener(text: str, openers: frozenset[str]) -> bool:
     """True when the text so far is one opening word (or the start of a word the reader has already seen); not two
     capitals, which may open a NINO."""
-    word = _OPENING_WORD.fullmatch(text)
-    return bool(word) and word.group(1).lower() in openers and not (len(word.group(1)) == 2 and word.group(1).isupper())
+    word = text.lstrip()
+    return word.lower() in openers and _starts_no_match(word)
 
 
 def _starts_no_match(word: str) -> bool:
