@@ -367,7 +367,7 @@ def render(results: dict, markdown: bool, categories: bool) -> str:
             markdown,
         ),  # fmt: skip
         curve_table(held["report"], markdown),
-        measure_table(held["rules_tune"], "Extraction attacks the rules were written from (not held out)", markdown),
+        measure_table(held["rules_tune"], "Attacks the rules were written from (not held out)", markdown),
         measure_table(
             held["dev"], "Training sources, dev split (the classifiers' thresholds were tuned here)", markdown
         ),

