@@ -39,6 +39,7 @@ from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
 from backend.graph.history import cache_layout
 from backend.graph.prompts import system_prompt
+from backend.guardrails.classifier import warm_up as warm_up_guardrails
 from backend.guardrails.faq import load_faq
 from backend.guardrails.policy import GuardrailPolicy
 from backend.llm.factory import MINILM, open_models
@@ -114,6 +115,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             KnowledgeBase, settings, storage.knowledge, vectors, models.embedding_function, models.embedding_model
         )
         await asyncio.to_thread(knowledge.warm_up)
+        await asyncio.to_thread(warm_up_guardrails)
         await knowledge.collections.setup()
         async with knowledge.running():
             deps = GraphDeps(

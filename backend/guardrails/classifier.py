@@ -123,6 +123,12 @@ def load_embedding_model(path: Path = EMBEDDING_MODEL_PATH) -> EmbeddingModel:
         return EmbeddingModel(w1, b1, w2, float(data["b2"]), float(data["threshold"]))
 
 
+def warm_up() -> None:
+    """Read both shipped models now, so the first message after a start does not wait for the files."""
+    load_model()
+    load_embedding_model()
+
+
 def classifier_score(text: str) -> float:
     """The shipped model's probability that a text is an injection or jailbreak attempt."""
     return load_model().probability(text)

@@ -19,6 +19,7 @@ and, when citations were repaired or nothing was supported, `answer`:
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
 
+import asyncio
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -61,7 +62,11 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     original = state.get("answer", "")
     answer = strip_markup(original)
     passages = {d["id"]: d["text"] for d in docs}
-    result = check_grounding(answer, passages, runtime.context.embed, settings.grounding_min_support, state["question"])
+    # off the event loop: embedding the answer's and passages' sentences takes 30-170 ms, which would stall every
+    # other reader's stream meanwhile
+    result = await asyncio.to_thread(
+        check_grounding, answer, passages, runtime.context.embed, settings.grounding_min_support, state["question"]
+    )
     supported = sum(1 for c in result.claims if c.best is not None)
     check = _check(result, supported)
     if answer != original:

@@ -85,3 +85,11 @@ def test_passage_spans_read_together_equal_span_by_span_reads(kb, monkeypatch):
     found = kb.index.chunks_in(spans)
     assert found == {span: kb.index.chunks_between(*span) for span in spans}
     assert [c.idx for c in found[(lighthouse, 6, 9)]] == [6, 7] and found[(bakery, 4, 5)] == []
+
+
+def test_warm_up_when_knowledge_base_is_empty_or_full_then_searches_without_a_warning(tmp_path, engine, caplog):
+    with open_kb(fake_settings(tmp_path, **engine)) as empty:
+        empty.warm_up()  # a fresh install: nothing indexed yet
+        empty.ingestor.ingest("bakery.md", BAKERY)
+        empty.warm_up()
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]

@@ -1,3 +1,6 @@
+import asyncio
+import time
+
 from backend.graph.nodes.guardrail_input import guardrail_input
 from backend.graph.nodes.guardrail_output import guardrail_output
 from backend.graph.nodes.triage_faq import triage_faq
@@ -112,6 +115,35 @@ async def test_validate_sources_reports_unsupported_sentences():
     }
     report = (await run(validate_sources, state, runtime()))["validation"]["sources"]
     assert report["grounded"] is False and report["unsupported_sentences"] == ["The office has a rooftop pool [S1]."]
+
+
+async def test_validate_sources_when_embedding_is_slow_then_other_streams_keep_running():
+    """The sentence embeddings of the grounding check run off the event loop: a 0.3 s embedding (a cold MiniLM on a
+    busy machine) must not stall the loop that streams other readers' tokens."""
+
+    def slow_embed(texts: list[str]) -> list:
+        time.sleep(0.3)  # blocks its thread, as onnxruntime does
+        return [[1.0, 0.0] for _ in texts]
+
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    docs = [source("S1", "h.md", "Full-time employees receive 28 days of paid annual leave per year.")]
+    state = {**fresh("leave?"), "intent": "rag", "documents": docs, "answer": "Employees receive 28 days [S1]."}
+    rt = runtime()
+    rt.context.embed = slow_embed
+    beat = asyncio.create_task(ticker())
+    try:
+        report = (await run(validate_sources, state, rt))["validation"]["sources"]
+    finally:
+        beat.cancel()
+    assert report["claims"] == 1
+    assert ticks >= 10  # about 30 ticks of 10 ms while the embedding sleeps; none if it blocked the loop
 
 
 async def test_validate_tone_rewrites_and_keeps_the_original():
