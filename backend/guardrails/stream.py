@@ -13,10 +13,12 @@ from the end, which is longer than any pattern plus the context it reads. The co
 equals ``redact(full_text)`` (with the same allow-list).
 
 One exception, for the time to first token: an answer's first token that is a common opening word ("The", "I",
-"Yes", OPENERS) or the start of a word of the question or the sources goes out at once, without waiting a whole
-generation step for the next token to show where the word ends. An address, an IBAN or an ID could still grow
-from it ("The.team@…", "De" + "89 3704 …"); if one does, the rest of it is redacted ("The[EMAIL]", "De[IBAN]"),
-so what can reach the reader is that one word, common or already in front of them, never the match.
+"Yes", OPENERS) or the start of a word or a number of the question or the sources ("Pass" of "Passwords", "4" of
+"40 spaces") goes out at once, without waiting a whole generation step (or, for a number read digit by digit,
+several) for the next token to show where it ends. An address, an IBAN, a phone number or an ID could still grow
+from it ("The.team@…", "De" + "89 3704 …", "4" + "15 555 0100"); if one does, the rest of it is redacted
+("The[EMAIL]", "De[IBAN]", "4[PHONE]"), so what can reach the reader is that one token, common or already in
+front of them, never the match.
 """
 
 import re
@@ -32,7 +34,7 @@ LEFT_CONTEXT = 64  # characters kept before the emitted point: phone and SSN rul
 _WORD_THEN_SPACE = re.compile(r"(\S+)(\s+)")
 _LETTERS_THEN_STOP = re.compile(r"\s*[^\W\d_]+[,;!?]")  # "No," at the end: no pattern contains these marks
 _TRAILING_LETTERS = re.compile(r"[^\W\d_]+$")
-_LETTER_WORD = re.compile(r"[^\W\d_]+")
+_LETTER_WORD = re.compile(r"[^\W\d_]+|\d+")  # a word of letters, or a number's digits
 # the words small models open most answers with (bench.answers' dumps: "The" 90 of 188), all carrying no identity
 # fmt: off
 OPENERS = frozenset((
@@ -144,16 +146,17 @@ def _is_barrier(word: str) -> bool:
 
 
 def word_prefixes(text: str) -> frozenset[str]:
-    """Every start of every word of letters in the text, lowercased ("pass" for "Passwords")."""
+    """Every start of every word of letters and every number in the text, lowercased ("pass" for "Passwords", "4"
+    and "40" for "40")."""
     words = {w.lower() for w in _LETTER_WORD.findall(text)}
     return frozenset(w[:i] for w in words for i in range(1, min(len(w), MAX_PREFIX) + 1))
 
 
 def _is_opener(text: str, openers: frozenset[str]) -> bool:
-    """True when the text so far is one opening word (or the start of a word the reader has already seen); not two
-    capitals, which may open a NINO."""
+    """True when the text so far is one opening word, or the start of a word or a number the reader has already
+    seen; not two capitals, which may open a NINO."""
     word = text.lstrip()
-    return word.lower() in openers and _starts_no_match(word)
+    return word.lower() in openers and (_starts_no_match(word) or word.isdecimal())
 
 
 def _starts_no_match(word: str) -> bool:

@@ -173,6 +173,26 @@ def test_a_first_token_that_starts_a_word_the_reader_has_seen_goes_out_at_once()
     assert pieces[0] == "Jane" and "".join(pieces) == "Jane[EMAIL] wrote."
 
 
+def test_a_first_number_the_reader_has_seen_goes_out_digit_by_digit_at_once() -> None:
+    seen = "How many parking spaces are there? There are 40 spaces, 4 of them for visitors."
+    redactor = StreamRedactor(seen_text=seen)
+    assert redactor.feed("4") == "4"  # the start of "40", in the sources: no waiting for the number to end
+    pieces = ["4"] + [redactor.feed(t) for t in ["0", " spaces", " are", " reserved."]] + [redactor.flush()]
+    assert "".join(pieces) == "40 spaces are reserved."
+    assert StreamRedactor(seen_text=seen).feed("7") == ""  # no number of the sources starts with 7: held
+
+
+def test_a_first_number_that_grows_into_a_phone_number_lets_out_only_its_first_token() -> None:
+    seen = "Which office? The San Francisco office (415 desks) opens at 8."
+    tokens = ["4", "1", "5", " ", "5", "5", "5", " ", "0", "1", "0", "0", " is", " the", " desk."]
+    redactor = StreamRedactor(seen_text=seen)
+    pieces = [redactor.feed(t) for t in tokens] + [redactor.flush()]
+    text = "".join(tokens)
+    assert pieces[0] == "4"
+    assert "".join(pieces) == "4[PHONE] is the desk." and [m.type for m in find_pii(text)] == ["PHONE"]
+    assert "15 555 0100" not in "".join(pieces)
+
+
 @pytest.mark.parametrize("text", ["Her number is 467 3395 - mobile.", "Call 723 813 266 \u2013 office hours only."])
 def test_a_number_is_held_past_a_lone_dash_until_the_word_that_makes_it_a_phone(text: str) -> None:
     pieces, out = stream(text, [1] * len(text))
