@@ -28,6 +28,8 @@ from backend.guardrails.injection_patterns import (
     LANGUAGE_SWITCH,
     MULTILINGUAL_RULES,
     ROLE_LABEL,
+    SCRIPT_RULES,
+    SCRIPTS,
     SENTENCE_RULES,
     TASK_REQUEST,
     TEXT_RULES,
@@ -53,6 +55,9 @@ class InjectionResult:
 _TEXT_RULES = tuple(
     (name, kind, weight, rx(pattern)) for name, kind, weight, pattern in TEXT_RULES + MULTILINGUAL_RULES
 )
+_SCRIPTS = {name: re.compile(letters) for name, letters in SCRIPTS.items()}
+_ANY_SCRIPT = re.compile("|".join(SCRIPTS.values()))
+_SCRIPT_RULES = tuple((name, kind, weight, script, rx(pattern)) for name, kind, weight, script, pattern in SCRIPT_RULES)
 _SENTENCE_RULES = tuple((name, weight, tuple(rx(p) for p in cues)) for name, weight, cues in SENTENCE_RULES)
 _LANGUAGE_SWITCH = tuple(tuple(rx(p) for p in cues) for cues in LANGUAGE_SWITCH)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[A-Z0-9*#>|\-\u2022])")  # hard-wrapped lines stay joined
@@ -135,6 +140,11 @@ def _normalise(text: str) -> str:
 def _text_hits(text: str) -> list[tuple[str, float, Kind]]:
     """Single-pattern rules over the whole text, plus role labels followed by an order."""
     hits: list[tuple[str, float, Kind]] = [(n, w, k) for n, k, w, pattern in _TEXT_RULES if pattern.search(text)]
+    scripts = (
+        {name for name, letters in _SCRIPTS.items() if letters.search(text)} if _ANY_SCRIPT.search(text) else set()
+    )
+    hits += [(n, w, k) for n, k, w, script, pattern in _SCRIPT_RULES
+             if (script is None or script in scripts) and pattern.search(text)]  # fmt: skip
     for m in ROLE_LABEL.finditer(text):
         directive = DIRECTIVE.match(m.group(4))
         hits.append(("role_label_directive", 0.8, "injection") if directive else ("role_label", 0.3, "injection"))

@@ -151,9 +151,12 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"\b(confirm|provide|share|give me|tell me|reveal|disclose|what is|what's|whats)\s+(the|your|this)\s+"
      r"(password|passphrase|passcode|secret( key| word| code)?|api key|access code|admin code)\b"
      r"(?!\s+(polic\w+|rules?|requirements?|reset|manager|length|expir\w*|change|format|for|of|to)\b)"),
-    ("dan", "jailbreak", 0.9, r"\bdo anything now\b|\bDAN (mode|prompt|jailbreak)\b|\bact as (a )?DAN\b"),
+    # "DAN" as written in jailbreaks, not Indonesian "dan" ("and": "isi dan mode blob")
+    ("dan", "jailbreak", 0.9,
+     r"\bdo anything now\b|\b(?-i:DAN|Dan) (mode|prompt|jailbreak)\b|\bact as (a )?(?-i:DAN|Dan)\b"),
     ("special_mode", "jailbreak", 0.85,
-     r"\b(jailbreak|unfiltered|unrestricted|uncensored|opposite|evil|dan|stan|dude|aim) mode\b|\bjail-?broken\b|"
+     r"\b(jailbreak|unfiltered|unrestricted|uncensored|opposite|evil|(?-i:DAN|Dan|STAN|Stan|DUDE|Dude|AIM)) mode\b|"
+     r"\bjail-?broken\b|"
      r"\bjailbreak\b|\b(developer|dev|god|debug|admin|sudo|root) mode\b[^.!?\n]{0,60}\b(your|respond|answer|reply|"
      r"output|chatgpt|gpt|llm|assistant|restrictions|without|policies|censor\w*)\b|\b(chatgpt|gpt|llm|assistant|ai|"
      r"you|act as)\b[^.!?\n]{0,40}\b(developer|dev|god|debug|admin|sudo|root) mode\b"),
@@ -258,6 +261,88 @@ _ASKING = "".join(
 # "… instructions for the installation": the instructions of a document, not the model's
 _NOT_ABOUT = (r"(?!\s+(zur|zum|für|über|von|bei|des|der|de|du|des|d'|pour|sur|del|para|sobre|della|dello|per|su|di|"
               r"do|da|dos|das|voor|van|over|bij)\b)")
+# The same two attacks in Russian, Chinese, Japanese, Korean, Hindi, Arabic, Turkish, Indonesian and Vietnamese,
+# one whole pattern per language (word order and word boundaries differ too much for the table above), written from
+# the English rules. Each starts with a literal word, so the scan stays fast; a reader asking whether a rule may
+# be ignored, or a document saying not to ignore it, is left alone ("можно ли игнорировать", "不要忽略",
+# "無視しないで").
+_OVERRIDE_MORE = (
+    # Russian: "Игнорируй все предыдущие инструкции"
+    r"(?<!ли )(?<!можно )(?<!нельзя )(?<!не )\b(игнорируй\w*|проигнорируй\w*|забудь\w*|отбрось\w*|пренебреги\w*|"
+    r"не обращай\w* внимания на)\s[^.!?\n]{0,40}?\b(предыдущ\w+|прежн\w+|вышеуказанн\w+|вышеприведенн\w+|все|всё|"
+    r"сво\w+|тво\w+|ваш\w+|системн\w+|исходн\w+)\s[^.!?\n]{0,25}?\b(инструкци\w+|указани\w+|правил\w*|команд\w*|"
+    r"промпт\w*|директив\w+)(?!\s+(по|для|к|о|об)\b)",
+    # Chinese: "忽略之前的所有指令", "忘记你的规则"
+    r"(?<!可以)(?<!能)(?<!不)(?<!要)(?<!否)(?<!应)(?<!應)(忽略|忽视|忽視|无视|無視|忘记|忘記|忘掉|不要理会|不要理會|"
+    r"不要遵循|不要遵守|丢弃|丟棄|抛开|拋開|放弃|放棄)[^。！？!?\n]{0,12}?(之前|以前|先前|上面|以上|上述|前面|所有|全部|"
+    r"一切|你的|您的|原来|原來|原始|系统|系統)[^。！？!?\n]{0,10}?(指令|指示|说明|說明|规则|規則|提示|命令|设定|設定)"
+    r"(?![^。！？!?\n]{0,8}(吗|嗎|可以吗|可以嗎))",
+    # Japanese: "以前の指示をすべて無視してください"
+    r"(以前|前|上記|これまで|先ほど|最初|すべて|全て|あなた|君)の[^。！？!?\n]{0,10}?(指示|命令|指令|ルール|"
+    r"プロンプト)[^。！？!?\n]{0,8}?(無視|忘れ|破棄)(?!しない|しないで|せず|してもいい|しても良い|してもよい|"
+    r"してよい|していい|できます)",
+    # Korean: "이전의 모든 지시를 무시해"
+    r"(이전|앞의|위의|기존|모든|너의|당신의|시스템)\s*(의\s*)?(모든\s*)?(지시|지침|명령|규칙|프롬프트)(들)?(을|를|은|는)?\s*"
+    r"(무시|잊어|잊고|버려)(?!하지|해도|하면 안|될|되|됩)",
+    # Hindi: "पिछले सभी निर्देशों को अनदेखा करें"
+    r"(पिछले|पिछली|पूर्व|ऊपर के|ऊपर दिए|सभी|अपने|सिस्टम)\s[^।.!?\n]{0,25}?(निर्देशों|निर्देश|नियमों|आदेशों|प्रॉम्प्ट)"
+    r"\s[^।.!?\n]{0,15}?(अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल|उपेक्षा)(?!\s+(न|ना|मत)(\s|$))(?![^।.!?\n]{0,12}सकत)",
+    # Arabic: "تجاهل جميع التعليمات السابقة"
+    r"(?<!لا )(?<!لا ت)(تجاهل\w*|انس\w*|إنس\w*|أهمل\w*|اهمل\w*)\s+(جميع\s+|كل\s+)?(التعليمات|الإرشادات|الأوامر|"
+    r"القواعد|التوجيهات)\s+(السابقة|الأصلية|الأولية|أعلاه|المعطاة|الخاصة بك)",
+    # Turkish: "Önceki tüm talimatları yok say"
+    r"\b(önceki|yukarıdaki|tüm|bütün|orijinal|sistem|verilen)\s[^.!?\n]{0,25}?(talimatları|talimatlarını|"
+    r"kuralları|komutları|yönergeleri)\s[^.!?\n]{0,10}?(yok say(ın)?|görmezden gel(in)?|unut(un)?|dikkate alma(yın)?|"
+    r"göz ardı et(in)?)(?!\w)",
+    # Indonesian: "Abaikan semua instruksi sebelumnya"
+    r"\b(?=(abaikan|lupakan|acuhkan|hiraukan)\s)(?<!boleh )(?<!bolehkah )(?<!bisa )(?<!saya )(?<!jangan )"
+    r"(abaikan|lupakan|acuhkan|hiraukan)\s[^.!?\n]{0,30}?"
+    r"\b(instruksi|perintah|aturan|petunjuk|arahan)\b[^.!?\n]{0,20}?\b(sebelumnya|di atas|awal|asli|sistem)\b",
+    # Vietnamese: "Bỏ qua tất cả các hướng dẫn trước đó"
+    r"\b(?=(bỏ qua|phớt lờ|quên|lờ đi)\s)(?<!có thể )(?<!đừng )(?<!không được )(?<!không )"
+    r"(bỏ qua|phớt lờ|quên đi|quên|lờ đi)\s+(tất cả\s+)?"
+    r"(các\s+|mọi\s+|những\s+)?"
+    r"(hướng dẫn|chỉ dẫn|chỉ thị|lệnh|quy tắc)\s+(trước đó|trước|ở trên|phía trên|ban đầu|gốc|hệ thống|của bạn)"
+    r"(?![^.!?\n]{0,20}\b(không|được không)\s*\?)",
+)
+_EXFILTRATION_MORE = (
+    r"\b(покажи\w*|выведи\w*|раскрой\w*|повтори\w*|напиши\w*|скажи\w*|дай\w*|распечатай\w*|процитируй\w*)\s"
+    r"[^.!?\n]{0,30}?(системн\w+\s+(промпт\w*|подсказк\w+|инструкци\w+|сообщени\w+)|\b(сво\w+|тво\w+|ваш\w+)\s+"
+    r"(исходн\w+\s+|системн\w+\s+)?(инструкци\w+|промпт\w*))(?!\s+(по|для|к|о|об)\b)",
+    r"(?<!可以)(?<!能)(?<!可)(显示|顯示|输出|輸出|打印|告诉我|告訴我|透露|泄露|洩露|重复|重複|展示|给我看|給我看|列出|说出|說出)"
+    r"[^。！？!?\n]{0,6}?(你|您)的?(系统|系統|初始|原始)?(提示词|提示詞|提示|指令|指示)",
+    r"(システムプロンプト|(あなた|君)の(指示|命令|プロンプト|初期設定))[^。！？!?\n]{0,8}?(表示|見せ|教え|出力|"
+    r"繰り返|書き出|印刷)",
+    r"(시스템\s*프롬프트|너의\s*(지시|지침|프롬프트)|당신의\s*(지시|지침|프롬프트))\S{0,3}\s*(보여|출력|알려|공개|"
+    r"반복|말해)",
+    r"(अपना|अपने|तुम्हारा|तुम्हारे|आपका|आपके)\s(सिस्टम\s)?(प्रॉम्प्ट|निर्देश)[^।.!?\n]{0,20}?(दिखाओ|दिखाएं|दिखाइए|बताओ|"
+    r"बताएं|बताइए|दोहराओ|दोहराएं|प्रिंट|लिखो|लिखें)",
+    r"(اعرض|أظهر|اظهر|أرني|ارني|اكشف|كرر|اطبع|أخبرني|اخبرني)\S*\s[^.!?؟\n]{0,20}?(موجه النظام|تعليمات النظام|"
+    r"تعليماتك|موجهك|رسالة النظام)",
+    r"\b(sistem (istemini|komutunu|talimatlarını|mesajını)|(senin|kendi|ilk) (talimatlarını|istemini))\s"
+    r"[^.!?\n]{0,15}?(göster|yazdır|tekrarla|söyle|ver|paylaş)(in)?(?!\w)",
+    r"\b(tampilkan|tunjukkan|ulangi|cetak|beri tahu|sebutkan|berikan)\s[^.!?\n]{0,20}?\b(prompt sistem|"
+    r"instruksi sistem|instruksi(mu| anda| kamu)|prompt(mu| anda| kamu)|pesan sistem)\b",
+    r"\b(hiển thị|cho tôi xem|in ra|lặp lại|tiết lộ|cho biết|nói cho tôi)\s[^.!?\n]{0,20}?(lời nhắc hệ thống|"
+    r"prompt hệ thống|hướng dẫn hệ thống|chỉ dẫn của bạn|hướng dẫn của bạn|prompt của bạn)",
+)
+# the script whose letters a text must contain for each language's pattern above to be tried (None: Latin letters,
+# always tried); a chunk in English skips them with one scan
+SCRIPTS = {
+    "cyrillic": "[\u0400-\u04ff]",
+    "cjk": "[\u3040-\u30ff\u4e00-\u9fff]",
+    "hangul": "[\uac00-\ud7af]",
+    "devanagari": "[\u0900-\u097f]",
+    "arabic": "[\u0600-\u06ff]",
+}
+# in the order of the tuples above: ru, zh, ja, ko, hi, ar, tr, id, vi
+_SCRIPT_OF = ("cyrillic", "cjk", "cjk", "hangul", "devanagari", "arabic", None, None, None)
+SCRIPT_RULES: tuple[tuple[str, Kind, float, str | None, str], ...] = tuple(
+    (name, "injection", weight, script, pattern)
+    for name, weight, patterns in (("override_instructions_multilingual", 0.9, _OVERRIDE_MORE),
+                                   ("prompt_exfiltration_multilingual", 0.85, _EXFILTRATION_MORE))
+    for script, pattern in zip(_SCRIPT_OF, patterns, strict=True)
+)  # fmt: skip
 MULTILINGUAL_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("forget_everything_multilingual", "injection", 0.8,
      r"\b(vergiss|vergessen sie|ignoriere|ignorieren sie)\s+alles,?\s+(davor|vorher|bisherige|oben|zuvor|bis hierhin|"
