@@ -66,6 +66,7 @@ _SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){2,}[^\W\d_](?!\S)")  # 3+ letters, e
 _LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[^\W\d_])(?=[\w@$]*[013457@$])[\w@$]{3,}")  # letters and leet marks
 _LEET = str.maketrans("013457@$", "oieastas")
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_ZERO_WIDTH.update(dict.fromkeys(range(0x064B, 0x0660)))  # Arabic short vowels: "تجاهلْ" reads as "تجاهل"
 
 
 @dataclass(frozen=True)

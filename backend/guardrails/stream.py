@@ -14,11 +14,11 @@ equals ``redact(full_text)`` (with the same allow-list).
 
 One exception, for the time to first token: an answer's first token that is a common opening word ("The", "I",
 "Yes", OPENERS) or the start of a word or a number of the question or the sources ("Pass" of "Passwords", "4" of
-"40 spaces") goes out at once, without waiting a whole generation step (or, for a number read digit by digit,
-several) for the next token to show where it ends. An address, an IBAN, a phone number or an ID could still grow
-from it ("The.team@…", "De" + "89 3704 …", "4" + "15 555 0100"); if one does, the rest of it is redacted
-("The[EMAIL]", "De[IBAN]", "4[PHONE]"), so what can reach the reader is that one token, common or already in
-front of them, never the match.
+"40 spaces"; at most MAX_DIGITS digits) goes out at once, without waiting a whole generation step (or, for a
+number read digit by digit, several) for the next token to show where it ends. An address, an IBAN, a phone
+number or an ID could still grow from it ("The.team@…", "De" + "89 3704 …", "4" + "15 555 0100"); if one does,
+the rest of it is redacted ("The[EMAIL]", "De[IBAN]", "4[PHONE]"), so what can reach the reader is that one token,
+common or already in front of them, never the match.
 """
 
 import re
@@ -27,6 +27,9 @@ from collections.abc import Iterable
 from backend.guardrails.pii import PII_TYPES, PiiMatch, find_pii, pii_key, placeholder
 
 MAX_PREFIX = 24  # longest word start kept from the question and sources (a first token is shorter)
+# most digits a first token may let out at once: a tokenizer that emits a whole digit run could otherwise send a phone
+# number that merely begins like a longer number of the sources ("4155550100" of invoice 41555501009)
+MAX_DIGITS = 2
 MAX_HOLD = 256  # characters held back at most while waiting for a barrier
 FORCED_HOLD = 112  # > longest valid spaced match (about 50) + the 12 characters a phone rule reads after it
 LEFT_CONTEXT = 64  # characters kept before the emitted point: phone and SSN rules read 40 to the left
@@ -156,7 +159,7 @@ def _is_opener(text: str, openers: frozenset[str]) -> bool:
     """True when the text so far is one opening word, or the start of a word or a number the reader has already
     seen; not two capitals, which may open a NINO."""
     word = text.lstrip()
-    return word.lower() in openers and (_starts_no_match(word) or word.isdecimal())
+    return word.lower() in openers and (_starts_no_match(word) or word.isdecimal() and len(word) <= MAX_DIGITS)
 
 
 def _starts_no_match(word: str) -> bool:

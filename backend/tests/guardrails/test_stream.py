@@ -193,6 +193,14 @@ def test_a_first_number_that_grows_into_a_phone_number_lets_out_only_its_first_t
     assert "15 555 0100" not in "".join(pieces)
 
 
+def test_a_first_token_of_many_digits_is_held_even_when_a_longer_number_of_the_sources_starts_with_it() -> None:
+    seen = "Invoice 41555501009 is due on 3 May."
+    redactor = StreamRedactor(seen_text=seen)
+    pieces = [redactor.feed(t) for t in ["4155550100", " mobile", "."]] + [redactor.flush()]
+    assert pieces[0] == ""  # ten digits: held, though the invoice number starts with them
+    assert "".join(pieces) == "[PHONE] mobile." and "4155550100" not in "".join(pieces)
+
+
 @pytest.mark.parametrize("text", ["Her number is 467 3395 - mobile.", "Call 723 813 266 \u2013 office hours only."])
 def test_a_number_is_held_past_a_lone_dash_until_the_word_that_makes_it_a_phone(text: str) -> None:
     pieces, out = stream(text, [1] * len(text))
