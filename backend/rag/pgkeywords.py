@@ -30,7 +30,9 @@ WITH counted AS MATERIALIZED (  -- each query lexeme's document frequency, count
         (SELECT count(*) FROM chunks WHERE tsv @@ quote_literal(lexeme)::tsquery) AS df
     FROM unnest(tsvector_to_array(to_tsvector('english', ?))) AS lexeme
 ), terms AS MATERIALIZED (
-    SELECT lexeme, q, GREATEST(ln((?::float8 - df + 0.5) / (df + 0.5)), 1e-6) AS idf FROM counted
+    -- the chunk count may be up to STATS_SECONDS old while another replica added chunks (df > count): floor the
+    -- ratio too, not only the logarithm, which Postgres refuses for a number below zero
+    SELECT lexeme, q, GREATEST(ln(GREATEST((?::float8 - df + 0.5) / (df + 0.5), 1e-6)), 1e-6) AS idf FROM counted
 ), candidates AS MATERIALIZED (  -- so the cost stays bounded however common a word is
     SELECT DISTINCT x.rowid FROM terms t CROSS JOIN LATERAL (
         SELECT c.rowid FROM chunks c WHERE c.tsv @@ t.q {{scope}}

@@ -93,3 +93,14 @@ def test_warm_up_when_knowledge_base_is_empty_or_full_then_searches_without_a_wa
         empty.ingestor.ingest("bakery.md", BAKERY)
         empty.warm_up()
     assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_keyword_search_when_the_chunk_count_is_stale_then_still_answers(tmp_path, engine):
+    """Another replica added chunks after this one read the corpus size (read at most every 30 s on Postgres): a
+    word's document frequency then exceeds the count BM25 divides by. The search must still answer."""
+    with open_kb(fake_settings(tmp_path, **engine)) as kb:
+        kb.retriever.run("warm up", 1)  # reads the corpus size while nothing is indexed
+        kb.ingestor.ingest("lighthouse.md", LIGHTHOUSE)
+        kb.index._corpus._value, kb.index._corpus._read_at = (0, 1.0), float("inf")  # another replica wrote them
+        hits = kb.index.bm25("lighthouse keepers rotated", 3)
+    assert hits and hits[0][0].doc_id
