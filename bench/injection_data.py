@@ -251,12 +251,15 @@ def vendor(mirror: Path) -> None:
     normal = json.loads(_show(garak, "garak/data/payloads/normal_instructions.json"))["payloads"]
     zhang = json.loads(_show(mirror / "y0mingzhang+prompt-extraction" / "repo", "attacks/generated.json"))
     cse = mirror / "meta-llama+PurpleLlama" / "repo"
-    cse_dir = "CybersecurityBenchmarks/datasets/prompt_injection"
-    cse_en = [r["user_input"] for r in json.loads(_show(cse, f"{cse_dir}/prompt_injection.json"))
-              if r["injection_type"] == "direct" and r["injection_variant"] in CYBERSECEVAL_VARIANTS]  # fmt: skip
+
+    def cse_direct(name: str) -> list[dict]:
+        """CyberSecEval's direct tests in CYBERSECEVAL_VARIANTS, from one of its prompt-injection files."""
+        rows = json.loads(_show(cse, f"CybersecurityBenchmarks/datasets/prompt_injection/{name}"))
+        return [r for r in rows if r["injection_type"] == "direct" and r["injection_variant"] in CYBERSECEVAL_VARIANTS]
+
+    cse_en = [r["user_input"] for r in cse_direct("prompt_injection.json")]
     cse_ml = [json.dumps({"text": r["user_input"], "language": r["speaking_language"]}, ensure_ascii=False)
-              for r in json.loads(_show(cse, f"{cse_dir}/prompt_injection_multilingual_machine_translated.json"))
-              if r["injection_type"] == "direct" and r["injection_variant"] in CYBERSECEVAL_VARIANTS]  # fmt: skip
+              for r in cse_direct("prompt_injection_multilingual_machine_translated.json")]  # fmt: skip
     tools = mirror / "castorini+anserini-tools" / "repo"
 
     def topics(name: str) -> list[str]:
