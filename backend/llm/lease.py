@@ -76,17 +76,18 @@ class ModelLease:
 
     async def finish(self, keep: bool) -> None:
         """Put back what `aside` stashed, save the slot for the thread (when the turn is kept) and release it."""
+        slot: int | None = None
+        owner: str | None = None  # the thread the released slot still holds, for the gate's affinity
         try:
-            async with self._lock:
+            try:
+                async with self._lock:
+                    slot, self.slot = self.slot, None
+            except asyncio.CancelledError:  # cancelled again while a node's call held the lock: still free the slot
                 slot, self.slot = self.slot, None
-        except asyncio.CancelledError:  # cancelled again while a node's call held the lock: still free the slot
-            slot, self.slot = self.slot, None
-            if slot is not None:
-                self.gate.release(slot, None)
-            raise
-        if slot is None:
-            return
-        try:
+                raise
+            if slot is None:
+                return
+            owner = self.thread_id if keep else None
             if self._restoring is not None:  # a turn that ended before its first model call: the read ends first
                 await asyncio.gather(asyncio.shield(self._restoring), return_exceptions=True)
             if self.stashed and self.kv is not None and slot >= 0:
@@ -95,4 +96,5 @@ class ModelLease:
             if keep and self.called and self.kv is not None and slot >= 0:
                 await asyncio.shield(self.kv.save(slot, self.thread_id))
         finally:
-            self.gate.release(slot, self.thread_id if keep else None)
+            if slot is not None:
+                self.gate.release(slot, owner)

@@ -92,8 +92,8 @@ class KnowledgeBase:
         """Load the embedding model and open the indexes now (one search), so the first question after a start
         does not pay for them (about 15-25 ms of the vector index and keyword index, measured through the API)."""
         try:
-            self.embed_query("warm up")
-            self.retriever.run("warm up", 1)
+            self.embed_query("warm up")  # loads MiniLM even with no documents, where the search embeds nothing
+            self.retriever.run("warm up", 1)  # its own embedding of the same words is a cache hit
         except Exception as exc:  # an embedding server that is down must not stop the API from starting
             log.warning("embedding model or indexes not ready at start (%s); questions will report it", exc)
 

@@ -119,3 +119,16 @@ async def test_a_turn_cancelled_twice_while_its_prefetch_reads_still_frees_the_o
     await asyncio.gather(finishing, return_exceptions=True)
     assert gate.free == 1 and lease.slot is None
     assert await asyncio.wait_for(gate.acquire(), 1) == 0  # the next turn gets it
+
+
+async def test_a_turn_cancelled_while_a_node_call_holds_the_lease_still_frees_its_slot():
+    gate = ModelGate(1)
+    lease = ModelLease(gate, "t", RecordingKV(), pin=True)  # type: ignore[arg-type]
+    await lease.take(lambda _: None)
+    await lease._lock.acquire()  # a node's model call is between take and its request
+    finishing = asyncio.create_task(lease.finish(keep=True))
+    await asyncio.sleep(0.01)
+    finishing.cancel()  # the runner's finally cancelled while waiting for that lock
+    await asyncio.gather(finishing, return_exceptions=True)
+    assert gate.free == 1 and lease.slot is None
+    assert await asyncio.wait_for(gate.acquire(), 1) == 0  # the next turn gets it
