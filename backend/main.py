@@ -35,6 +35,7 @@ from backend.api import (
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.api.security import authenticated
+from backend.api.unicode_guard import RejectUnstorableText
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
 from backend.graph.history import cache_layout
@@ -161,6 +162,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Ragline", version="0.2.0", lifespan=lifespan)
     app.state.settings = settings or get_settings()
     app.state.started_at = int(time.time())  # the `created` of the models in GET /v1/models
+    app.add_middleware(RejectUnstorableText)
     if app.state.settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

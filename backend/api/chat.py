@@ -4,13 +4,15 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.api.asker import asker_of
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
+from backend.api.leaving import ClientLeft, until_client_leaves
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
@@ -29,7 +31,7 @@ STREAM_RESPONSE = {
 
 def _check_length(body: ChatRequest, services: Services) -> None:
     limit = services.deps.settings.max_message_chars
-    if not body.message.strip():
+    if not any(c.isprintable() and not c.isspace() for c in body.message):  # blanks and control characters only
         raise HTTPException(422, "message is empty: send a question of at least one non-blank character")
     if len(body.message) > limit:
         raise HTTPException(413, f"message is {len(body.message)} characters; the limit is {limit}")
@@ -102,22 +104,35 @@ async def chat_stream(body: ChatRequest, services: ServicesDep, principal: Princ
     summary="Run one chat turn and return the whole answer",
     responses=responses(404, 413, 422, 502, 503),
 )
-async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep) -> ChatResponse:
+async def chat(
+    body: ChatRequest, request: Request, services: ServicesDep, principal: PrincipalDep
+) -> ChatResponse | Response:
     """The same turn as the stream, collected into one JSON body (with its triage and validation)."""
     _check_length(body, services)
-    sources: list = []
-    done: DoneEvent | None = None
     runner = services.runner
     thread_id = await own_thread(body, services, principal)
     asker = await asker_of(services, principal, body.user_context)
     turn = runner.events(body.message, body.mode, thread_id, body.use_memory, body.on_disconnect, body.guardrail, asker)
-    async for event in turn:  # consumed to the end, so the summary update is scheduled
-        if isinstance(event, ErrorEvent):
-            raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)
-        if isinstance(event, SourcesEvent):
-            sources = event.sources
-        if isinstance(event, DoneEvent):
-            done = event
+    if body.on_disconnect == "continue":
+        return await _collect(turn)
+    try:  # a client that leaves cancels the run, and nothing of it is kept, as on the stream
+        return await until_client_leaves(request, _collect(turn))
+    except ClientLeft:
+        return Response(status_code=499)  # nobody reads it: nginx's "client closed request"
+
+
+async def _collect(turn: AsyncIterator) -> ChatResponse:
+    """The turn's events into one response; closing early (cancelled) closes the turn."""
+    sources: list = []
+    done: DoneEvent | None = None
+    async with aclosing(turn):
+        async for event in turn:  # consumed to the end, so the summary update is scheduled
+            if isinstance(event, ErrorEvent):
+                raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)
+            if isinstance(event, SourcesEvent):
+                sources = event.sources
+            if isinstance(event, DoneEvent):
+                done = event
     if done is None:
         raise HTTPException(502, "the turn ended without an answer")
     return ChatResponse(sources=sources, **done.model_dump())

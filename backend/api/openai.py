@@ -18,13 +18,14 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.api.asker import asker_of
 from backend.api.collections import readable_documents
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import openai_error
+from backend.api.leaving import ClientLeft, until_client_leaves
 from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
 from backend.completions import Conversation, ThreadChoice, TurnWriter, conversation_key, read_conversation
@@ -206,8 +207,10 @@ async def chat_completions(
             ping=int(max(1, settings.heartbeat_seconds)),
             headers={**headers, "X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
         )
-    async for event in events:  # consumed to the end, so the summary update is scheduled
-        writer.read(event)
+    try:  # a client that leaves stops the turn, and nothing of it is recorded, as on the stream
+        await until_client_leaves(request, _collect(events, writer))
+    except ClientLeft:
+        return Response(status_code=499)  # nobody reads it: nginx's "client closed request"
     if writer.error:
         status = 503 if writer.error.code == "model_unreachable" else 502
         return openai_error(status, writer.error.message, code=writer.error.code)
@@ -215,6 +218,13 @@ async def chat_completions(
         return openai_error(502, "the turn ended without an answer", code="internal_error")
     await services.conversations.remember_keys(writer.keys(), thread.thread_id, now())
     return JSONResponse(writer.completion().model_dump(mode="json"), headers=headers)
+
+
+async def _collect(events: AsyncIterator, writer: TurnWriter) -> None:
+    """Every event of the turn into the writer; cancelled, it closes the turn (which cancels the run)."""
+    async with aclosing(events) as turn:
+        async for event in turn:  # consumed to the end, so the summary update is scheduled
+            writer.read(event)
 
 
 async def _frames(

@@ -12,7 +12,8 @@ from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import RunInfo
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
-EVENT_NUMBER = r"^\s*[0-9]*\s*$"  # empty: none seen
+EVENT_NUMBER = r"^\s*[0-9]{0,18}\s*$"  # empty: none seen; at most 18 digits, so it fits a SQLite integer
+MAX_EVENT = 2**63 - 1  # the largest event number SQLite and Postgres store
 LAST_EVENT_HELP = "The number of the last event the client has seen (the SSE `id:`)."
 AFTER_HELP = "Send the events numbered above this; wins over the Last-Event-ID header."
 
@@ -53,7 +54,7 @@ async def follow_run(
     services: ServicesDep,
     principal: PrincipalDep,
     after: Annotated[
-        int | None, Query(ge=0, description="Send the events numbered above this; wins over the header.")
+        int | None, Query(ge=0, le=MAX_EVENT, description="Send the events numbered above this; wins over the header.")
     ] = None,
     last_event_id: Annotated[str, Header(pattern=EVENT_NUMBER, description=LAST_EVENT_HELP)] = "",
 ) -> EventSourceResponse:

@@ -24,8 +24,19 @@ def _missing(thread_id: str) -> HTTPException:
 async def _existing(services: Services, thread_id: str, principal: Principal) -> dict:
     row = await services.conversations.thread(thread_id, principal.owner)
     if row is None:
+        if services.runner.active(thread_id) is not None and await _owns(services, thread_id, principal):
+            raise HTTPException(  # GET shows the new thread's first run: it exists, it is not stored yet
+                409,
+                f"thread {thread_id!r} is answering its first question and is stored when that answer is; "
+                "try again then, or stop the run (POST /api/runs/{id}/cancel)",
+            )
         raise _missing(thread_id)
     return row
+
+
+async def _owns(services: Services, thread_id: str, principal: Principal) -> bool:
+    """Whether the thread (or a new thread's first run) is the principal's; without accounts everything is."""
+    return principal.user is None or await services.conversations.owner_of(thread_id) == principal.owner
 
 
 @router.get("", response_model=list[ThreadSummary])
@@ -38,7 +49,7 @@ async def list_threads(services: ServicesDep, principal: PrincipalDep) -> list[d
 async def get_thread(thread_id: str, services: ServicesDep, principal: PrincipalDep) -> ThreadDetail:
     """A thread's turns (completed, stopped or interrupted), answers with their sources, triage and validation,
     and the run answering on it now, if any (a new thread's first run shows before any turn is stored)."""
-    if principal.user is not None and await services.conversations.owner_of(thread_id) != principal.owner:
+    if not await _owns(services, thread_id, principal):
         raise _missing(thread_id)  # with accounts, a new thread's first run shows to its owner only
     run = services.runner.active(thread_id)
     active = await services.runner.info(run.run_id) if run else None
@@ -85,7 +96,7 @@ EXPORT_FORMATS = {
 }
 
 
-@router.get("/{thread_id}/export", response_model=None, responses={**EXPORT_FORMATS, **responses(404, 422)})
+@router.get("/{thread_id}/export", response_model=None, responses={**EXPORT_FORMATS, **responses(404, 409, 422)})
 async def export_thread(
     thread_id: str, services: ServicesDep, principal: PrincipalDep, format: Literal["json", "markdown"] = "json"
 ) -> JSONResponse | PlainTextResponse:
@@ -97,7 +108,7 @@ async def export_thread(
     return JSONResponse({**row, "turns": turns})
 
 
-@router.get("/{thread_id}/memory", responses=responses(404))
+@router.get("/{thread_id}/memory", responses=responses(404, 409))
 async def thread_memory(thread_id: str, services: ServicesDep, principal: PrincipalDep) -> dict:
     """The thread's memory layers: rolling summary, Q&A index and citation ledger (plus the carried scope)."""
     await _existing(services, thread_id, principal)
@@ -113,7 +124,7 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     }
 
 
-@router.patch("/{thread_id}", response_model=ThreadSummary, responses=responses(404, 422))
+@router.patch("/{thread_id}", response_model=ThreadSummary, responses=responses(404, 409, 422))
 async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep, principal: PrincipalDep) -> dict:
     """Set a thread's title."""
     await _existing(services, thread_id, principal)

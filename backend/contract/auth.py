@@ -5,7 +5,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 AuthMode = Literal["off", "local"]
-EMAIL_PATTERN = r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$"
+EMAIL_PATTERN = r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$"  # no control characters
 EMAIL = Field(min_length=3, max_length=254, pattern=EMAIL_PATTERN, description="E-mail address (the sign-in name).")
 PASSWORD = Field(min_length=8, max_length=1024, description="8 to 1024 characters.")
 CSRF_HEADER = "X-CSRF-Token"

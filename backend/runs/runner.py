@@ -291,6 +291,8 @@ class TurnRunner:
         if run.stop_requested:
             self._emit(run, StoppedEvent(run_id=run.run_id, status="stopped", answer=partial_answer(run.events)))
             return "stopped"
+        message = "The client that asked this question left, so the run was cancelled; nothing of it was kept."
+        self._emit(run, ErrorEvent(code="cancelled", message=message))  # for anyone else following or replaying it
         return "cancelled"
 
     async def _run(self, spec: TurnSpec, run: LiveRun) -> bool:

@@ -274,3 +274,12 @@ async def test_keys_made_before_scopes_existed_keep_working_after_the_upgrade(tm
         made = await c.post("/api/keys", json={"name": "laptop"}, headers=ann.headers())
         assert made.status_code == 201 and made.json()["read_only"] is False
         assert (await c.get("/api/me", headers={"Authorization": f"Bearer {made.json()['key']}"})).status_code == 200
+
+
+@pytest.mark.parametrize("email", ["a\u0001@b.co", "ann@te\u007fam.org", "ann@team.org\u0000"])
+async def test_setup_when_email_has_a_control_character_then_422_and_no_account(app, email):
+    async with client_of(app) as c:
+        refused = await c.post("/api/auth/setup", json={"email": email, "password": PASSWORD})
+        assert refused.status_code == 422, refused.text
+        assert "email" in refused.json()["detail"] or "NUL" in refused.json()["detail"]
+        assert (await c.get("/api/auth/status")).json()["setup_needed"] is True

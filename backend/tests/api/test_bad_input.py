@@ -105,3 +105,33 @@ async def test_every_4xx_in_the_schema_is_the_one_error_body_of_its_api(client):
                     assert ref.endswith(body), (method, path, code)
     threads = schema["paths"]["/api/threads/{thread_id}"]
     assert {"404"} <= set(threads["get"]["responses"]) and {"404", "409"} <= set(threads["delete"]["responses"])
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "word"),
+    [
+        ("/api/search", '{"query": "x", "documents": ["\\ud800"]}', "surrogate"),
+        ("/api/search", '{"query": "leave \\udc00"}', "surrogate"),
+        ("/api/chat", '{"message": "hi \\ud800", "mode": "chat"}', "surrogate"),
+        ("/api/chat/stream", '{"message": "\\u0000", "mode": "chat"}', "NUL"),
+        ("/api/chat", '{"message": "hi\\u0000there", "mode": "chat"}', "NUL"),
+    ],
+)
+async def test_json_string_with_an_unstorable_character_then_422_saying_which_and_nothing_stored(
+    client, path, body, word
+):
+    response = await client.post(path, content=body.encode(), headers={"content-type": "application/json"})
+    assert_clear_4xx(response, 422, word)
+    assert (await client.get("/api/threads")).json() == []
+
+
+async def test_json_string_with_a_paired_surrogate_escape_is_the_character_it_spells(client):
+    body = '{"message": "Thanks \\ud83d\\ude00", "mode": "chat"}'
+    response = await client.post("/api/chat", content=body.encode(), headers={"content-type": "application/json"})
+    assert response.status_code == 200, response.text
+    thread = (await client.get(f"/api/threads/{response.json()['thread_id']}")).json()
+    assert thread["messages"][0]["content"] == "Thanks \U0001f600"
+
+
+async def test_chat_when_message_is_only_control_characters_then_422_empty(client):
+    assert_clear_4xx(await client.post("/api/chat", json={"message": "\u0001\u0007 "}), 422, "message is empty")

@@ -104,6 +104,26 @@ def test_malformed_body_is_a_400_in_openai_shape(url, body):
     assert set(response.json()["error"]) == ERROR_KEYS and response.json()["error"]["type"] == "invalid_request_error"
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"model": "ragline", "messages": [{"role": "user", "content": "hi \\ud800"}]}',
+        b'{"model": "ragline", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi \\udc00"}]}]}',
+        b'{"model": "ragline", "messages": [{"role": "user", "content": "a\\ud800"}, '
+        b'{"role": "assistant", "content": "b"}, {"role": "user", "content": "hi"}]}',
+        b'{"model": "ragline", "stream": true, "messages": [{"role": "user", "content": "hi \\ud800"}]}',
+        b'{"model": "ragline", "messages": [{"role": "user", "content": "hi \\u0000"}]}',
+    ],
+    ids=["lone surrogate", "in a text part", "in an earlier message", "streamed", "NUL"],
+)
+def test_unstorable_character_is_a_400_in_openai_shape_not_a_500_or_a_dropped_stream(url, body):
+    response = httpx.post(f"{url}/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert set(error) == ERROR_KEYS and error["type"] == "invalid_request_error"
+    assert "surrogate" in error["message"] or "NUL" in error["message"]
+
+
 def test_invalid_thread_id_header_is_a_400_naming_it(client):
     with pytest.raises(openai.BadRequestError) as caught:
         client.chat.completions.create(

@@ -161,6 +161,10 @@ async def test_bad_run_requests_get_clear_errors(client):
         assert response.status_code == 422 and "after" in response.json()["detail"], bad
     header = await client.get(f"/api/runs/{run_id}/stream", headers={"Last-Event-ID": "x7"})
     assert header.status_code == 422 and "Last-Event-ID" in header.json()["detail"]
+    too_big = await client.get(f"/api/runs/{run_id}/stream?after={2**63}")  # over SQLite's integers: was a 500
+    assert too_big.status_code == 422 and "after" in too_big.json()["detail"]
+    huge = await client.get(f"/api/runs/{run_id}/stream", headers={"Last-Event-ID": "9" * 20})
+    assert huge.status_code == 422 and "Last-Event-ID" in huge.json()["detail"]
     finished = await client.post(f"/api/runs/{run_id}/cancel")
     assert finished.status_code == 409 and "already finished (completed)" in finished.json()["detail"]
 
@@ -217,3 +221,65 @@ async def _follow_from_every_id(url: str, app) -> None:
     assert original[-1][1] == "done" and original[: len(first)] == first
     for k, suffix in enumerate(suffixes):
         assert suffix == original[k:], k
+
+
+async def test_a_run_cancelled_by_its_client_leaving_ends_with_an_error_event_for_its_followers(slow_server):
+    url, app = slow_server
+    body = {"message": POEM, "mode": "chat", "on_disconnect": "cancel"}
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        async with aconnect_sse(client, "POST", "/api/chat/stream", json=body) as sse:
+            events = sse.aiter_sse()
+            run_id = (await anext(events)).json()["run_id"]
+            follower = asyncio.create_task(read_until(url, "GET", f"/api/runs/{run_id}/stream"))
+            async for event in events:
+                if event.event == "token":
+                    break  # the asker leaves after its first token
+        followed = await asyncio.wait_for(follower, 10)
+    assert followed[-1][1] == "error" and followed[-1][2]["code"] == "cancelled", followed[-1]
+    await until_logged(app, run_id)
+    replayed = await read_until(url, "GET", f"/api/runs/{run_id}/stream")
+    assert replayed[-1] == followed[-1]
+
+
+async def wait_for_no_runs(app, seconds: float = 6) -> None:
+    runner = app.state.services.runner
+    for _ in range(int(seconds / 0.05)):
+        if not runner.live:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("a run is still going")
+
+
+@pytest.mark.parametrize("api", ["/api/chat", "/v1/chat/completions"])
+async def test_a_json_request_whose_client_leaves_cancels_its_run_and_keeps_nothing(slow_server, api):
+    url, app = slow_server
+    thread = f"json-leaves-{api.count('/')}"
+    if api == "/api/chat":
+        request = {"json": {"message": POEM, "mode": "chat", "thread_id": thread, "on_disconnect": "cancel"}}
+    else:  # /v1 has no on_disconnect: a client that leaves always stops its turn, as on its stream
+        messages = [{"role": "user", "content": POEM}]
+        request = {"json": {"model": "ragline-chat", "messages": messages}, "headers": {"X-Ragline-Thread-Id": thread}}
+    async with httpx.AsyncClient(base_url=url, timeout=0.8) as client:
+        with pytest.raises(httpx.ReadTimeout):  # the answer takes about 2 s at 10 words/s: the client gives up
+            await client.post(api, **request)
+    await wait_for_no_runs(app)  # long enough for the answer to have finished, had the run gone on
+    async with httpx.AsyncClient(base_url=url) as client:
+        assert (await client.get(f"/api/threads/{thread}")).status_code == 404
+
+
+async def test_a_new_threads_first_run_is_a_409_to_rename_or_delete_not_a_404(slow_server):
+    url, app = slow_server
+    body = {"message": POEM, "mode": "chat", "thread_id": "first-run"}
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        async with aconnect_sse(client, "POST", "/api/chat/stream", json=body) as sse:
+            events = sse.aiter_sse()
+            run_id = (await anext(events)).json()["run_id"]
+            assert (await client.get("/api/threads/first-run")).json()["active_run"]["run_id"] == run_id
+            deleted = await client.delete("/api/threads/first-run")
+            assert deleted.status_code == 409 and "first question" in deleted.json()["detail"]
+            renamed = await client.patch("/api/threads/first-run", json={"title": "Sea"})
+            assert renamed.status_code == 409 and "first question" in renamed.json()["detail"]
+            async for _ in events:
+                pass
+        await until_logged(app, run_id)
+        assert (await client.delete("/api/threads/first-run")).status_code == 204

@@ -1,0 +1,38 @@
+"""A JSON request whose client leaves before the answer: the work is cancelled, as a stream's would be.
+
+Starlette cancels a streaming response when its client disconnects, but a handler that returns one JSON body runs
+to the end whether anyone waits for it or not. `until_client_leaves` runs the handler's work beside a watch on the
+connection and cancels the work when the client has gone.
+"""
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from fastapi import Request
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+POLL_SECONDS = 0.25  # how often the connection is checked while the work runs
+
+
+class ClientLeft(Exception):
+    """The client disconnected before the work ended; the work was cancelled."""
+
+
+async def until_client_leaves(request: Request, work: Coroutine[Any, Any, T]) -> T:
+    """The work's result; ClientLeft (the work cancelled and awaited) when the client disconnects first."""
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=POLL_SECONDS)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                log.info("client left %s before its answer; its work is cancelled", request.url.path)
+                raise ClientLeft
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
