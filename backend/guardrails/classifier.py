@@ -13,7 +13,10 @@ question about a hazard ("How do I dispose of the refrigerant safely?") is a que
 flag for its subject. It only runs where the documents are embedded by the offline MiniLM.
 
 Both are fitted by `python -m bench.train_injection` on public data (bench/data/injection/README.md); each
-threshold is the lowest that keeps the pooled benign dev texts' false-positive rate at or below 0.5%. They load
+threshold is the lowest that keeps the pooled benign dev texts' false-positive rate at or below 0.5%. The n-gram
+model has a second threshold for messages of EMBEDDING_MIN_WORDS words or more, fixed by the same rule on the
+long benign dev texts alone: they are a fifth of the pool, so the pooled rule let pasted prose through at a
+higher rate than questions. They load
 once, on first use; nothing is read at import time.
 """
 
@@ -45,6 +48,11 @@ class LinearModel:
     weights: npt.NDArray[np.float32]
     bias: float
     threshold: float
+    long_threshold: float  # for messages the embedding classifier also judges (judged_by_embedding)
+
+    def threshold_for(self, text: str) -> float:
+        """The flagging threshold for this text: long messages (pasted prose, most jailbreaks) have their own."""
+        return self.long_threshold if judged_by_embedding(text) else self.threshold
 
     def probability(self, text: str) -> float:
         """P(injection or jailbreak) for one text."""
@@ -74,14 +82,17 @@ def features(text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]
 
 def save_model(model: LinearModel, path: Path = MODEL_PATH) -> None:
     """Write the weights as float16 (the model is small and the loss of precision is far below the noise)."""
-    np.savez_compressed(path, weights=model.weights.astype(np.float16), bias=model.bias, threshold=model.threshold)
+    np.savez_compressed(path, weights=model.weights.astype(np.float16), bias=model.bias, threshold=model.threshold,
+                        long_threshold=model.long_threshold)  # fmt: skip
 
 
 @lru_cache(maxsize=1)
 def load_model(path: Path = MODEL_PATH) -> LinearModel:
     """The shipped model, read once."""
     with np.load(path) as data:
-        return LinearModel(data["weights"].astype(np.float32), float(data["bias"]), float(data["threshold"]))
+        threshold = float(data["threshold"])
+        long_threshold = float(data["long_threshold"]) if "long_threshold" in data else threshold
+        return LinearModel(data["weights"].astype(np.float32), float(data["bias"]), threshold, long_threshold)
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ def score_injection(
     hits: dict[str, _Hit] = {}
     if classifier and source == "user":
         model = load_model()
-        _keep(hits, "classifier", _classifier_hit(model.probability(normal), model.threshold, "classifier"))
+        _keep(hits, "classifier", _classifier_hit(model.probability(normal), model.threshold_for(normal), "classifier"))
         if vector is not None and judged_by_embedding(normal):
             network = load_embedding_model()
             probability = network.probability(vector)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from backend.guardrails import check_input, score_injection
+from backend.guardrails import check_input, injection, score_injection
 from backend.guardrails.classifier import (
     LinearModel,
     classifier_score,
@@ -79,7 +79,7 @@ def test_features_when_same_text_then_same_hashed_vector_of_unit_length() -> Non
 
 
 def test_probability_when_empty_text_then_the_bias_alone() -> None:
-    model = LinearModel(np.zeros(2**18, np.float32), bias=0.0, threshold=0.5)
+    model = LinearModel(np.zeros(2**18, np.float32), bias=0.0, threshold=0.5, long_threshold=0.5)
     assert model.probability("") == 0.5
 
 
@@ -160,3 +160,19 @@ def test_embedding_model_when_loaded_then_one_hidden_layer_over_minilm_vectors()
     assert 0 < model.threshold < 1
     probabilities = model.probabilities(np.zeros((3, 384), np.float32))
     assert probabilities.shape == (3,) and np.all((probabilities > 0) & (probabilities < 1))
+
+
+def test_a_long_message_is_held_to_the_long_threshold_and_a_short_one_to_the_pooled_one(monkeypatch) -> None:
+    # every text scores 0.2: over the pooled threshold (0.17), under the long one (0.29)
+    model = LinearModel(np.zeros(2**18, np.float32), bias=float(np.log(0.2 / 0.8)), threshold=0.17, long_threshold=0.29)
+    monkeypatch.setattr(injection, "load_model", lambda: model)
+    short = "Which of the complexity classes is larger?"
+    pasted = " ".join(["A decision problem has only two possible outputs, yes or no, on any input."] * 3) + " " + short
+    assert not judged_by_embedding(short) and judged_by_embedding(pasted)
+    assert injection.score_injection(short).flagged
+    assert not injection.score_injection(pasted).flagged
+
+
+def test_the_shipped_long_threshold_is_no_lower_than_the_pooled_one() -> None:
+    model = load_model()
+    assert model.threshold <= model.long_threshold < 1
