@@ -14,6 +14,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.contract.api import ErrorBody
 from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIRequestError
+from backend.contract.text import NAME_PATTERN, OPTIONAL_NAME_PATTERN
+
+NAME_PATTERNS = (NAME_PATTERN, OPTIONAL_NAME_PATTERN)
 
 DESCRIPTIONS = {
     401: "Not signed in, or the session or API key is not valid (RAG_AUTH=local).",
@@ -75,6 +78,9 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
             problems.append("thread_id: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')")
         elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])) == "header.last-event-id":
             problems.append(f"Last-Event-ID must be an event number (0 or more), not {err.get('input')!r}")
+        elif err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") in NAME_PATTERNS:
+            blank = "" if err["ctx"]["pattern"] == OPTIONAL_NAME_PATTERN else ", not blank"
+            problems.append(f"{_where(tuple(err['loc']))}: use one line of text without control characters{blank}")
         else:
             problems.append(f"{_where(tuple(err['loc']))}: {err['msg']}")
     if is_openai(request):

@@ -5,7 +5,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from backend.contract.events import DoneEvent
-from backend.contract.text import THREAD_ID_PATTERN
+from backend.contract.text import NAME_PATTERN, THREAD_ID_PATTERN
 from backend.contract.types import GuardrailMode, Mode, PublicSource, Triage, TurnStatus, Validation
 
 
@@ -103,7 +103,9 @@ class ThreadPatch(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    title: str = Field(min_length=1, max_length=200, pattern=r"\S", description="New title; not blank.")
+    title: str = Field(
+        min_length=1, max_length=200, pattern=NAME_PATTERN, description="New title; one line, not blank."
+    )
 
 
 class DocumentOut(BaseModel):
@@ -145,7 +147,9 @@ class CollectionOut(BaseModel):
 class NewCollection(BaseModel):
     """A team or group collection to create (admins only)."""
 
-    name: str = Field(min_length=1, max_length=80, description="shown in the upload picker; unique among them")
+    name: str = Field(
+        min_length=1, max_length=80, pattern=NAME_PATTERN, description="shown in the upload picker; unique among them"
+    )
     kind: Literal["team", "group"] = Field(
         default="team", description="team: every user reads it; group: only the groups it is shared with"
     )

@@ -4,6 +4,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from backend.contract.text import NAME_PATTERN, OPTIONAL_NAME_PATTERN
+
 AuthMode = Literal["off", "local"]
 EMAIL_PATTERN = r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$"  # no control characters
 EMAIL = Field(min_length=3, max_length=254, pattern=EMAIL_PATTERN, description="E-mail address (the sign-in name).")
@@ -45,7 +47,12 @@ class SetupRequest(BaseModel):
 
     email: str = EMAIL
     password: str = PASSWORD
-    display_name: str = Field("", max_length=100, description="Name shown in the UI; defaults to the e-mail's name.")
+    display_name: str = Field(
+        "",
+        max_length=100,
+        pattern=OPTIONAL_NAME_PATTERN,
+        description="Name shown in the UI; defaults to the e-mail's name.",
+    )
 
 
 class NewUser(SetupRequest):
@@ -85,7 +92,7 @@ class KeyRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    name: str = Field(min_length=1, max_length=100, pattern=r"\S", description="What the key is for; not blank.")
+    name: str = Field(min_length=1, max_length=100, pattern=NAME_PATTERN, description="What the key is for; not blank.")
     read_only: bool = Field(False, description="true: the key may only read (GET requests and POST /api/search).")
     expires_days: float | None = Field(None, gt=0, le=3650, description="Days until it stops working (none: never).")
 
@@ -112,7 +119,9 @@ class KeyCreated(KeyOut):
 class NewGroup(BaseModel):
     """A group to create (admins only); collections are shared with groups."""
 
-    name: str = Field(min_length=1, max_length=80, description="unique among groups, whatever its case")
+    name: str = Field(
+        min_length=1, max_length=80, pattern=NAME_PATTERN, description="unique among groups, whatever its case"
+    )
 
 
 class GroupOut(BaseModel):
@@ -173,6 +182,11 @@ class ProfileBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    job_title: str = Field("", max_length=100, description="For example Field engineer.")
-    team: str = Field("", max_length=100, description="For example Service.")
-    language: str = Field("", max_length=50, description="Language answers should be written in, e.g. German.")
+    job_title: str = Field("", max_length=100, pattern=OPTIONAL_NAME_PATTERN, description="For example Field engineer.")
+    team: str = Field("", max_length=100, pattern=OPTIONAL_NAME_PATTERN, description="For example Service.")
+    language: str = Field(
+        "",
+        max_length=50,
+        pattern=OPTIONAL_NAME_PATTERN,
+        description="Language answers should be written in, e.g. German.",
+    )

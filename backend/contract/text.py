@@ -14,6 +14,10 @@ THREAD_ID_PATTERN = (
     r"|\.\.[A-Za-z0-9_.:\-]{1,126})$"
 )
 
+# a name or a title: one line without control characters, not blank (the optional form may be empty)
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
+OPTIONAL_NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+
 
 def title_from(question: str) -> str:
     """A thread title from its first question: one line, at most TITLE_CHARS characters."""

@@ -2325,7 +2325,7 @@ export interface components {
         ThreadPatch: {
             /**
              * Title
-             * @description New title; not blank.
+             * @description New title; one line, not blank.
              */
             title: string;
         };

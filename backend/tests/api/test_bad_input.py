@@ -135,3 +135,12 @@ async def test_json_string_with_a_paired_surrogate_escape_is_the_character_it_sp
 
 async def test_chat_when_message_is_only_control_characters_then_422_empty(client):
     assert_clear_4xx(await client.post("/api/chat", json={"message": "\u0001\u0007 "}), 422, "message is empty")
+
+
+@pytest.mark.parametrize("title", ["Sea\u0007", "two\nlines", "tab\there"])
+async def test_patch_thread_when_title_has_a_control_character_then_422_and_title_kept(client, title):
+    events = parse_sse(await client.post("/api/chat/stream", json={"message": "Hello"}))
+    thread_id = events[0][1]["thread_id"]
+    refused = await client.patch(f"/api/threads/{thread_id}", json={"title": title})
+    assert_clear_4xx(refused, 422, "title", "one line of text without control characters")
+    assert (await client.get(f"/api/threads/{thread_id}")).json()["title"] == "Hello"
