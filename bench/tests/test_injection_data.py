@@ -1,6 +1,7 @@
 import pytest
 
-from bench.injection_data import _grams, embedding_train_sets, report_sets, rules_tune_sets, split
+from bench.injection_data import embedding_train_sets, report_sets, rules_tune_sets, split
+from bench.injection_vendor import grams
 from bench.lib import DATASETS
 
 # BIPIA, presidio and SQuAD are read in place from ../shared/datasets (never copied into the repository)
@@ -19,8 +20,8 @@ def test_report_sets_share_no_text_and_no_close_copy_with_the_training_sets():
     trained = {t for s in embedding_train_sets() + rules_tune_sets() for t in s.texts}
     reported = [t for s in report_sets() for t in s.texts]
     assert not trained & set(reported)
-    seen = set().union(*(_grams(t) for t in trained))
-    close = [t for t in reported if len(_grams(t)) >= 10 and len(_grams(t) & seen) > 0.1 * len(_grams(t))]
+    seen = set().union(*(grams(t) for t in trained))
+    close = [t for t in reported if len(grams(t)) >= 10 and len(grams(t) & seen) > 0.1 * len(grams(t))]
     assert close == []
 
 
