@@ -52,5 +52,6 @@ async def health(request: Request, services: ServicesDep) -> dict:
         "reranker": services.knowledge.reranker.name,
         "documents": len(documents),
         "chunks": await asyncio.to_thread(index.count_chunks) if visible is None else sum(d.chunks for d in documents),
+        "max_message_chars": services.deps.settings.max_message_chars,
         "versions": {p: _version(p) for p in PACKAGES},
     }

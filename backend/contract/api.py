@@ -243,4 +243,5 @@ class Health(BaseModel):
     reranker: str
     documents: int
     chunks: int
+    max_message_chars: int = Field(description="The longest message a turn accepts (RAG_MAX_MESSAGE_CHARS).")
     versions: dict[str, str | None]

@@ -37,7 +37,10 @@ export function ChatApp() {
   const health = useHealth();
 
   const chat = useChat({
-    onThreadId: (id) => setUrlThread(id, false),
+    onThreadId: (id, question) => {
+      setUrlThread(id, false);
+      if (question) threads.showNew(id, titleFrom(question));
+    },
     onTurnEnd: () => {
       void threads.refresh();
       void health.check();
@@ -46,6 +49,11 @@ export function ChatApp() {
     onFailure: (request) => setDraft((d) => (d.trim() ? d : request.message)),
   });
   const { openThread, stop, busy } = chat;
+  const { refresh: refreshThreads, error: threadsError } = threads;
+
+  useEffect(() => {
+    if (health.ok && threadsError) void refreshThreads(); // the backend is back: the list comes back too
+  }, [health.ok, threadsError, refreshThreads]);
 
   useEffect(() => {
     const stored = localStorage.getItem(MODE_KEY);
@@ -151,7 +159,7 @@ export function ChatApp() {
         <MessageList
           messages={chat.messages}
           onRetry={retry}
-          onAskAnyway={chat.askAnyway}
+          onAskAnyway={(key) => chat.askAnyway(key, mode)}
           busy={busy}
           empty={
             chat.loading ? (
@@ -182,6 +190,7 @@ export function ChatApp() {
           documents={docs.documents}
           documentsAvailable={docs.available && docs.loaded}
           onMentionStart={docs.refresh}
+          maxChars={health.maxChars}
         />
       </main>
     </div>

@@ -17,6 +17,7 @@ export function Composer({
   documents,
   documentsAvailable,
   onMentionStart,
+  maxChars = null,
 }: {
   value: string;
   onChange: (value: string) => void;
@@ -26,6 +27,8 @@ export function Composer({
   documents: DocumentRow[];
   documentsAvailable: boolean;
   onMentionStart?: () => void;
+  /** The server's limit on a message: over it the box says so and Send is off. */
+  maxChars?: number | null;
 }) {
   const area = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(0);
@@ -33,6 +36,9 @@ export function Composer({
   const [active, setActive] = useState(0);
   const listId = useId();
 
+  const length = useMemo(() => Array.from(value).length, [value]); // code points, as the server counts
+  const tooLong = maxChars !== null && length > maxChars;
+  const canSend = value.trim() !== "" && !tooLong;
   const ready = useMemo(() => documents.filter((d) => d.status === "ready"), [documents]);
   const mention = activeMention(value, caret);
   const options = mention ? filterDocuments(ready, mention.query) : [];
@@ -103,7 +109,7 @@ export function Composer({
     }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
-      if (!busy && value.trim()) onSend();
+      if (!busy && canSend) onSend();
     }
   };
 
@@ -115,7 +121,7 @@ export function Composer({
       onSubmit={(e) => {
         e.preventDefault();
         if (busy) onStop();
-        else if (value.trim()) onSend();
+        else if (canSend) onSend();
       }}
     >
       {(known.length > 0 || ambiguous.length > 0 || unknown.length > 0) && (
@@ -155,6 +161,12 @@ export function Composer({
             </li>
           ))}
         </ul>
+      )}
+      {tooLong && (
+        <p className="composer-warning" role="alert" data-too-long>
+          This message is {length.toLocaleString("en")} characters; the limit is {(maxChars ?? 0).toLocaleString("en")}.
+          Shorten it to send.
+        </p>
       )}
       {(unknown.length > 0 || ambiguous.length > 0) && (
         <p className="composer-warning" role="alert">
@@ -223,7 +235,7 @@ export function Composer({
             Stop
           </button>
         ) : (
-          <button type="submit" className="button button-send" disabled={!value.trim()} title="Send (Enter)">
+          <button type="submit" className="button button-send" disabled={!canSend} title="Send (Enter)">
             Send
           </button>
         )}

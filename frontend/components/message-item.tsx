@@ -49,8 +49,9 @@ export function MessageItem({
     if (!sourcesOpen || !highlighted) return;
     const card = document.getElementById(sourceAnchor(message.key, highlighted));
     card?.scrollIntoView({ block: "nearest", behavior: "smooth" });
-    card?.focus({ preventScroll: true });
-  }, [sourcesOpen, highlighted, message.key]);
+    // the document viewer, when a citation opened it, keeps the focus (its Close button): the card is behind it
+    if (!viewing) card?.focus({ preventScroll: true });
+  }, [sourcesOpen, highlighted, message.key, viewing]);
 
   if (message.role === "user") {
     return (

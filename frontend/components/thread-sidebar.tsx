@@ -2,6 +2,7 @@
 /** Threads, newest first: open, rename inline, delete with confirmation; links to documents and the theme. */
 import Link from "next/link";
 import { useState } from "react";
+import { ApiError } from "@/lib/sse";
 import type { ThreadSummary } from "@/lib/types";
 import { AccountFoot, AccountLinks } from "./auth-gate";
 import { PencilIcon, TrashIcon } from "./icons";
@@ -42,7 +43,7 @@ function ThreadRow({
       setMode("view");
       setError(null);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(busyMessage(err, "renamed"));
     }
   };
 
@@ -83,7 +84,7 @@ function ThreadRow({
             type="button"
             className="tool-button danger"
             autoFocus
-            onClick={() => onDelete(thread.thread_id).catch((err) => setError(String(err?.message ?? err)))}
+            onClick={() => onDelete(thread.thread_id).catch((err) => setError(busyMessage(err, "deleted")))}
           >
             Delete
           </button>
@@ -190,4 +191,12 @@ export function ThreadSidebar({
       {open && <div className="scrim" onClick={onClose} aria-hidden />}
     </>
   );
+}
+
+/** A refusal as the reader should read it: a 409 means an answer is still being written in the conversation. */
+function busyMessage(err: unknown, what: "renamed" | "deleted"): string {
+  if (err instanceof ApiError && err.status === 409) {
+    return `An answer is still being written in this conversation; it can be ${what} once it ends (or after Stop).`;
+  }
+  return err instanceof Error ? err.message : String(err);
 }

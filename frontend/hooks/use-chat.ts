@@ -40,13 +40,14 @@ export interface UseChat {
   stop: () => void;
   /** Ask a failed turn's question again in its place, or a stopped one's as a new turn (its partial answer stays). */
   retry: (assistantKey: string, mode: Mode) => void;
-  askAnyway: (assistantKey: string) => void;
+  askAnyway: (assistantKey: string, mode: Mode) => void;
   openThread: (id: string | null) => Promise<void>;
   setTitle: (title: string | null) => void;
 }
 
 export function useChat(options: {
-  onThreadId?: (id: string) => void;
+  /** The run's thread is known (its first event); `question` when this page asked it. */
+  onThreadId?: (id: string, question?: string) => void;
   onTurnEnd?: (ok: boolean) => void;
   onFailure?: (request: { message: string; mode: Mode }) => void;
 }): UseChat {
@@ -87,7 +88,7 @@ export function useChat(options: {
               if (threadRef.current !== ev.data.thread_id) {
                 threadRef.current = ev.data.thread_id;
                 setThreadId(ev.data.thread_id);
-                opts.current.onThreadId?.(ev.data.thread_id);
+                opts.current.onThreadId?.(ev.data.thread_id, request?.message);
               }
               continue;
             }
@@ -172,9 +173,10 @@ export function useChat(options: {
     [run],
   );
 
-  /** "This was not an attack": send a blocked message once more, with the input guardrail only warning. */
+  /** "This was not an attack": send a blocked message once more, with the input guardrail only warning (in its own
+   * mode, or `mode` for a reloaded one, whose mode is not stored). */
   const askAnyway = useCallback(
-    (assistantKey: string) => {
+    (assistantKey: string, mode: Mode) => {
       let request: ChatMessage["request"];
       setMessages((all) =>
         all.map((m) => {
@@ -184,7 +186,7 @@ export function useChat(options: {
         }),
       );
       queueMicrotask(
-        () => request?.mode && void run({ message: request.message, mode: request.mode, guardrail: "warn" }),
+        () => request && void run({ message: request.message, mode: request.mode ?? mode, guardrail: "warn" }),
       );
     },
     [run],
@@ -207,6 +209,10 @@ export function useChat(options: {
         const history: ChatMessage[] = detail.messages.map((m, i, all) => {
           const stopped = m.status === "stopped" || m.status === "interrupted";
           const question = i > 0 && all[i - 1].role === "user" ? all[i - 1].content : null;
+          // a blocked question keeps "ask anyway" after a reload, unless it was asked again later in the thread
+          const blocked = m.triage?.route === "blocked" && question !== null;
+          const askedAgain =
+            blocked && all.slice(i + 1).some((later) => later.role === "user" && later.content === question);
           return {
             key: `h${i}-${id}`,
             role: m.role,
@@ -215,7 +221,8 @@ export function useChat(options: {
             stored: { intent: m.intent, triage: m.triage, validation: m.validation, steps: m.steps },
             state: stopped ? "stopped" : "history",
             ...(m.status === "interrupted" ? { interrupted: true } : {}),
-            ...(stopped && question ? { request: { message: question } } : {}),
+            ...((stopped || blocked) && question ? { request: { message: question } } : {}),
+            ...(askedAgain ? { askedAnyway: true } : {}),
           };
         });
         const active = detail.active_run;

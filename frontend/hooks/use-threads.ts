@@ -8,6 +8,8 @@ export interface UseThreads {
   threads: ThreadSummary[];
   error: string | null;
   refresh: () => Promise<void>;
+  /** Show a new thread at the top while its first answer is written (the server lists it once that is stored). */
+  showNew: (id: string, title: string) => void;
   rename: (id: string, title: string) => Promise<void>;
   remove: (id: string) => Promise<void>;
 }
@@ -29,6 +31,14 @@ export function useThreads(): UseThreads {
     void refresh();
   }, [refresh]);
 
+  const showNew = useCallback((id: string, title: string) => {
+    setThreads((all) =>
+      all.some((t) => t.thread_id === id)
+        ? all
+        : [{ thread_id: id, title, updated_at: new Date().toISOString() }, ...all],
+    );
+  }, []);
+
   const rename = useCallback(async (id: string, title: string) => {
     const row = await api.renameThread(id, title);
     setThreads((all) => all.map((t) => (t.thread_id === id ? { ...t, title: row.title } : t)));
@@ -39,5 +49,5 @@ export function useThreads(): UseThreads {
     setThreads((all) => all.filter((t) => t.thread_id !== id));
   }, []);
 
-  return { threads, error, refresh, rename, remove };
+  return { threads, error, refresh, showNew, rename, remove };
 }

@@ -1527,6 +1527,11 @@ export interface components {
             /** Embedding Model */
             embedding_model: string;
             /**
+             * Max Message Chars
+             * @description The longest message a turn accepts (RAG_MAX_MESSAGE_CHARS).
+             */
+            max_message_chars: number;
+            /**
              * Model
              * @description The chat model: a bundled model's name, the file name of your GGUF model, or the server's model.
              */

@@ -37,14 +37,15 @@ export interface ChatMessage {
 
 /**
  * Whether a blocked answer offers "This was not an attack — ask anyway": the input guardrail blocked the message
- * as injection or jailbreak and the server allows an override (`can_override`), the message was sent in this
- * session, and it has not been sent anyway already. Re-sending is allowed once, so a warn re-send never offers it.
+ * as injection or jailbreak and the server allows an override (`can_override`), its question is known (sent in
+ * this session, or the question before it in a reloaded thread), and it has not been sent anyway already.
+ * Re-sending is allowed once, so a warn re-send never offers it.
  */
 export function canAskAnyway(m: ChatMessage): boolean {
-  const info = m.done;
+  const info = m.done ?? m.stored;
   return (
     m.role === "assistant" &&
-    m.state === "done" &&
+    (m.state === "done" || m.state === "history") &&
     !m.askedAnyway &&
     m.request !== undefined &&
     m.request.guardrail !== "warn" &&

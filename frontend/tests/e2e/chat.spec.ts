@@ -113,3 +113,16 @@ test("mode switch sends the chosen mode", async ({ chat, page }) => {
   await expect(page.getByRole("radio", { name: "Chat" })).toHaveAttribute("aria-checked", "true");
   await chat.setMode("Auto");
 });
+
+test("a message over the server's limit is refused in the box, before it is sent", async ({ chat, page }) => {
+  await chat.goto();
+  await chat.composer.fill("x ".repeat(8000) + "xy"); // 16,002 characters; the limit is 16,000
+  await expect(chat.composerWarning).toContainText("16,002 characters; the limit is 16,000");
+  await expect(chat.sendButton).toBeDisabled();
+  await chat.composer.press("Enter");
+  await expect(chat.answers()).toHaveCount(0);
+  await chat.composer.fill("x ".repeat(7999) + "xy"); // 16,000: accepted
+  await expect(chat.composerWarning).toHaveCount(0);
+  await expect(chat.sendButton).toBeEnabled();
+  expect(page.url()).not.toContain("thread=");
+});

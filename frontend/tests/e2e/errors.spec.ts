@@ -49,6 +49,9 @@ test("backend down: a clear message, the question kept, and Retry works once it 
   await chat.screenshot("error-backend-down");
 
   await backend.start();
+  // The page asks again by itself while the backend is unreachable: the banner goes, the sidebar's list comes back.
+  await expect(chat.banner).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByText("Conversations are unavailable")).toHaveCount(0);
   await answer.retryButton.click();
   await expect(chat.composer).toHaveValue("");
   const retried = await chat.waitForAnswerDone();

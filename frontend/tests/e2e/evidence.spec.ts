@@ -30,6 +30,12 @@ test("a citation opens its Markdown document at the passage, supporting sentence
   await chat.ask("@zephyr-9-service-manual.md How often must the Zephyr-9 be serviced?");
   const answer = await chat.waitForAnswerDone();
   const cited = answer.citation("S1");
+  // From the keyboard first: the viewer takes the focus, not the source card the panel opens on behind it.
+  await cited.focus();
+  await chat.page.keyboard.press("Enter");
+  await expect(chat.viewer.getByRole("button", { name: "Close document" })).toBeFocused();
+  await chat.page.keyboard.press("Escape");
+  await expect(chat.viewer).toBeHidden();
   await cited.click();
   await expect(chat.viewer).toBeVisible();
   await expect(chat.viewer).toContainText("zephyr-9-service-manual.md");

@@ -22,6 +22,18 @@ test.describe("phone width", () => {
   });
 });
 
+test.describe("a narrow desktop window", () => {
+  // not isMobile: a mobile viewport widens itself to the content, which would hide a page that scrolls sideways
+  test.use({ viewport: { width: 375, height: 812 } });
+
+  test("the documents page does not scroll sideways", async ({ page }) => {
+    await page.goto("/documents");
+    await expect(page.getByRole("table").first().getByText("employee-handbook.md")).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+});
+
 test.describe("dark theme", () => {
   test.use({ colorScheme: "dark" });
 
