@@ -178,6 +178,25 @@ test("switching to another thread and back while an answer streams: the live ans
   expect(squash(body.messages[3].content).length).toBeGreaterThan(0);
 });
 
+test("a new thread is in the sidebar while its first answer is written, and deleting it then says why it waits", async ({
+  page,
+}) => {
+  const chat = new ChatPage(page);
+  await chat.goto(undefined, frontend.url);
+  await chat.ask(QUESTION);
+  const answer = chat.lastAnswer();
+  await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(0);
+  const row = chat.threadById(chat.threadIdFromUrl()!);
+  await expect(row).toBeVisible();
+  expect(await answer.root.getAttribute("data-state")).toBe("streaming");
+  await row.hover();
+  await row.getByRole("button", { name: /^Delete/ }).click();
+  await row.getByRole("group", { name: "Confirm delete" }).getByRole("button", { name: "Delete" }).click();
+  await expect(row).toContainText("An answer is still being written in this conversation");
+  await chat.waitForAnswerDone();
+  await expect(row).toBeVisible(); // still there, now stored
+});
+
 test("a stopped answer, reloaded, keeps its text and offers Retry, which asks again in the same thread", async ({
   page,
 }) => {
