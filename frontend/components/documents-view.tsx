@@ -7,6 +7,7 @@ import { isPending, useDocuments } from "@/hooks/use-documents";
 import { uploadDocuments } from "@/lib/api";
 import { api } from "@/lib/api";
 import type { Collection, DocumentRow } from "@/lib/types";
+import { useAuthStatus } from "./auth-gate";
 import { ThemeToggle } from "./theme-toggle";
 
 interface Upload {
@@ -41,12 +42,14 @@ function StatusCell({ doc }: { doc: DocumentRow }) {
   );
 }
 
-/** The collections the user may read, or null when the server has none (RAG_AUTH=off answers 404). */
+/** The collections the user may read, or null when the server has none (accounts off: not even asked). */
 function useCollections(): Collection[] | null {
   const [collections, setCollections] = useState<Collection[] | null>(null);
+  const mode = useAuthStatus()?.mode;
   useEffect(() => {
+    if (mode !== "local") return;
     api.collections().then(setCollections, () => setCollections(null));
-  }, []);
+  }, [mode]);
   return collections;
 }
 
