@@ -5,6 +5,7 @@ import { useChat } from "@/hooks/use-chat";
 import { useDocuments } from "@/hooks/use-documents";
 import { useHealth } from "@/hooks/use-health";
 import { useThreads } from "@/hooks/use-threads";
+import { api } from "@/lib/api";
 import { titleFrom } from "@/lib/titles";
 import type { Mode } from "@/lib/types";
 import { Composer } from "./composer";
@@ -63,6 +64,30 @@ export function ChatApp() {
     window.addEventListener("popstate", onPop);
     return () => window.removeEventListener("popstate", onPop);
   }, [openThread]);
+
+  // Back to this tab: another tab may have asked on this thread since (an answer being written, or new turns).
+  // (a failed exchange is shown but was never stored: it does not count)
+  const failed = chat.messages.filter((m) => m.role === "assistant" && m.state === "error").length;
+  const shownTurns = chat.messages.length - 2 * failed;
+  const shownThread = chat.threadId;
+  useEffect(() => {
+    if (busy || !shownThread) return;
+    const onBack = () => {
+      if (document.visibilityState !== "visible") return;
+      api.thread(shownThread).then(
+        (d) => {
+          if (d.active_run || d.messages.length > shownTurns) void openThread(shownThread);
+        },
+        () => undefined,
+      );
+    };
+    window.addEventListener("focus", onBack);
+    document.addEventListener("visibilitychange", onBack);
+    return () => {
+      window.removeEventListener("focus", onBack);
+      document.removeEventListener("visibilitychange", onBack);
+    };
+  }, [busy, shownThread, shownTurns, openThread]);
 
   useEffect(() => {
     if (!busy) return;

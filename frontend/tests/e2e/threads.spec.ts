@@ -1,3 +1,4 @@
+import { ChatPage } from "../pages/chat-page";
 import { backendUrl, expect, test } from "./fixtures";
 
 test("the thread id is in the URL and a reload restores the conversation with its sources", async ({ chat, page }) => {
@@ -93,4 +94,22 @@ test("a blocked message keeps 'ask anyway' after a reload, and loses it once it 
   await page.reload();
   await expect(chat.answers()).toHaveCount(2);
   await expect(askAnyway).toHaveCount(0); // the same question follows it in the thread: asked anyway already
+});
+
+test("a second tab on the thread shows what the first asked when it is looked at again", async ({ chat, page }) => {
+  await chat.goto();
+  await chat.ask("According to the handbook, what notice must permanent employees give?");
+  await chat.waitForAnswerDone();
+  const threadId = chat.threadIdFromUrl()!;
+  const other = await page.context().newPage();
+  const second = new ChatPage(other);
+  await second.goto(threadId);
+  await expect(second.answers()).toHaveCount(1);
+
+  await chat.ask("And how long is the probation period?"); // asked in the first tab
+  await chat.waitForAnswerDone();
+  await other.evaluate(() => window.dispatchEvent(new Event("focus"))); // the reader comes back to the second tab
+  await expect(second.answers()).toHaveCount(2);
+  await expect(second.userMessages().last()).toHaveText("And how long is the probation period?");
+  await other.close();
 });
