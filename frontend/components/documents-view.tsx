@@ -132,7 +132,7 @@ export function DocumentsView() {
         state: refused.length ? "failed" : "accepted",
         progress: 1,
         message:
-          `${accepted.documents.length} queued for ingestion` +
+          `${accepted.documents.length} accepted; the table below shows each one's progress` +
           (refused.length ? `; refused: ${refused.map((r) => r.detail).join("; ")}` : ""),
       });
       await refresh();

@@ -165,7 +165,8 @@ export function useChat(options: {
         if (i === -1) return all;
         request = all[i].request;
         // A stopped answer is stored in the thread and stays; a failed exchange was never stored: the retry re-adds it.
-        if (unfinished(all[i])) return all;
+        // A stopped answer stays, without its Retry now: the new turn has its own.
+        if (unfinished(all[i])) return all.map((m, j) => (j === i ? { ...m, request: undefined } : m));
         return all.filter((_, j) => j !== i && !(j === i - 1 && all[j].role === "user"));
       });
       queueMicrotask(() => request && void run({ message: request.message, mode: request.mode ?? mode }));
@@ -211,8 +212,8 @@ export function useChat(options: {
           const question = i > 0 && all[i - 1].role === "user" ? all[i - 1].content : null;
           // a blocked question keeps "ask anyway" after a reload, unless it was asked again later in the thread
           const blocked = m.triage?.route === "blocked" && question !== null;
-          const askedAgain =
-            blocked && all.slice(i + 1).some((later) => later.role === "user" && later.content === question);
+          const askedLater = all.slice(i + 1).some((later) => later.role === "user" && later.content === question);
+          const askedAgain = blocked && askedLater;
           return {
             key: `h${i}-${id}`,
             role: m.role,
@@ -221,7 +222,8 @@ export function useChat(options: {
             stored: { intent: m.intent, triage: m.triage, validation: m.validation, steps: m.steps },
             state: stopped ? "stopped" : "history",
             ...(m.status === "interrupted" ? { interrupted: true } : {}),
-            ...((stopped || blocked) && question ? { request: { message: question } } : {}),
+            // a stopped answer offers Retry until its question was asked again later in the thread
+            ...(((stopped && !askedLater) || blocked) && question ? { request: { message: question } } : {}),
             ...(askedAgain ? { askedAnyway: true } : {}),
           };
         });

@@ -222,6 +222,10 @@ test("a stopped answer, reloaded, keeps its text and offers Retry, which asks ag
   expect(chat.threadIdFromUrl()).toBe(threadId);
   await expect(chat.userMessages()).toHaveText([QUESTION, QUESTION]);
   await expect(chat.answers().first()).toHaveAttribute("data-state", "stopped");
+  await expect(chat.answers().first().getByRole("button", { name: "Retry" })).toHaveCount(0); // asked again
+  await page.reload();
+  await expect(chat.answers().first()).toHaveAttribute("data-state", "stopped");
+  await expect(chat.answers().first().getByRole("button", { name: "Retry" })).toHaveCount(0);
 });
 
 test.describe("a run interrupted by a server restart", () => {
