@@ -47,7 +47,11 @@ def openai_error(status: int, message: str, param: str | None = None, code: str 
 
 def is_openai(request: Request) -> bool:
     """Whether the request is for the OpenAI-compatible API."""
-    path = request.url.path
+    return is_openai_path(request.url.path)
+
+
+def is_openai_path(path: str) -> bool:
+    """Whether a URL path is under the OpenAI-compatible API."""
     return path == OPENAI_PREFIX or path.startswith(OPENAI_PREFIX + "/")
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from backend.api.errors import OPENAI_PREFIX, openai_error
+from backend.api.errors import is_openai_path, openai_error
 
 _ESCAPE = re.compile(rb"\\u([dD][89a-fA-F]|0000)")  # a surrogate escape (paired or not) or NUL: only then parsed
 SURROGATE = (
@@ -72,8 +72,7 @@ class RejectUnstorableText:
         body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
         wrong = problem(body)
         if wrong is not None:
-            path = scope.get("path", "")
-            openai = path == OPENAI_PREFIX or path.startswith(OPENAI_PREFIX + "/")
+            openai = is_openai_path(scope.get("path", ""))
             response = openai_error(400, wrong) if openai else JSONResponse({"detail": wrong}, status_code=422)
             await response(scope, receive, send)
             return

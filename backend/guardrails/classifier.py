@@ -90,9 +90,8 @@ def save_model(model: LinearModel, path: Path = MODEL_PATH) -> None:
 def load_model(path: Path = MODEL_PATH) -> LinearModel:
     """The shipped model, read once."""
     with np.load(path) as data:
-        threshold = float(data["threshold"])
-        long_threshold = float(data["long_threshold"]) if "long_threshold" in data else threshold
-        return LinearModel(data["weights"].astype(np.float32), float(data["bias"]), threshold, long_threshold)
+        return LinearModel(data["weights"].astype(np.float32), float(data["bias"]), float(data["threshold"]),
+                           float(data["long_threshold"]))  # fmt: skip
 
 
 @dataclass(frozen=True)
