@@ -99,9 +99,16 @@ def test_bad_request_is_the_right_sdk_error_with_an_openai_error_body(client, ca
     ids=["messages not a list", "model not a string", "unknown role", "truncated JSON", "not UTF-8"],
 )
 def test_malformed_body_is_a_400_in_openai_shape(url, body):
+    refused_in_openai_shape(url, body)
+
+
+def refused_in_openai_shape(url: str, body: bytes) -> dict:
+    """POST the raw body to /v1/chat/completions; it must be a 400 with OpenAI's error body, which is returned."""
     response = httpx.post(f"{url}/v1/chat/completions", content=body, headers={"content-type": "application/json"})
     assert response.status_code == 400, response.text
-    assert set(response.json()["error"]) == ERROR_KEYS and response.json()["error"]["type"] == "invalid_request_error"
+    error = response.json()["error"]
+    assert set(error) == ERROR_KEYS and error["type"] == "invalid_request_error"
+    return error
 
 
 @pytest.mark.parametrize(
@@ -117,10 +124,7 @@ def test_malformed_body_is_a_400_in_openai_shape(url, body):
     ids=["lone surrogate", "in a text part", "in an earlier message", "streamed", "NUL"],
 )
 def test_unstorable_character_is_a_400_in_openai_shape_not_a_500_or_a_dropped_stream(url, body):
-    response = httpx.post(f"{url}/v1/chat/completions", content=body, headers={"content-type": "application/json"})
-    assert response.status_code == 400, response.text
-    error = response.json()["error"]
-    assert set(error) == ERROR_KEYS and error["type"] == "invalid_request_error"
+    error = refused_in_openai_shape(url, body)
     assert "surrogate" in error["message"] or "NUL" in error["message"]
 
 

@@ -2,6 +2,8 @@
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import httpx
 import pytest
@@ -223,13 +225,19 @@ async def _follow_from_every_id(url: str, app) -> None:
         assert suffix == original[k:], k
 
 
+@asynccontextmanager
+async def started(client: httpx.AsyncClient, body: dict) -> AsyncIterator[tuple[AsyncIterator, str]]:
+    """A turn streamed from POST /api/chat/stream, past its metadata: (the rest of its events, its run id)."""
+    async with aconnect_sse(client, "POST", "/api/chat/stream", json=body) as sse:
+        events = sse.aiter_sse()
+        yield events, (await anext(events)).json()["run_id"]
+
+
 async def test_a_run_cancelled_by_its_client_leaving_ends_with_an_error_event_for_its_followers(slow_server):
     url, app = slow_server
     body = {"message": POEM, "mode": "chat", "on_disconnect": "cancel"}
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-        async with aconnect_sse(client, "POST", "/api/chat/stream", json=body) as sse:
-            events = sse.aiter_sse()
-            run_id = (await anext(events)).json()["run_id"]
+        async with started(client, body) as (events, run_id):
             follower = asyncio.create_task(read_until(url, "GET", f"/api/runs/{run_id}/stream"))
             async for event in events:
                 if event.event == "token":
@@ -271,9 +279,7 @@ async def test_a_new_threads_first_run_is_a_409_to_rename_or_delete_not_a_404(sl
     url, app = slow_server
     body = {"message": POEM, "mode": "chat", "thread_id": "first-run"}
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-        async with aconnect_sse(client, "POST", "/api/chat/stream", json=body) as sse:
-            events = sse.aiter_sse()
-            run_id = (await anext(events)).json()["run_id"]
+        async with started(client, body) as (events, run_id):
             assert (await client.get("/api/threads/first-run")).json()["active_run"]["run_id"] == run_id
             deleted = await client.delete("/api/threads/first-run")
             assert deleted.status_code == 409 and "first question" in deleted.json()["detail"]

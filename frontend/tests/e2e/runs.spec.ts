@@ -30,6 +30,16 @@ test.afterAll(async () => {
   removeDir(backend?.dataDir);
 });
 
+/** A new chat on this stack asked QUESTION, once its streaming answer shows more than `chars` characters. */
+async function askMidAnswer(page: Page, chars: number): Promise<{ chat: ChatPage; answer: AnswerView }> {
+  const chat = new ChatPage(page);
+  await chat.goto(undefined, frontend.url);
+  await chat.ask(QUESTION);
+  const answer = chat.lastAnswer();
+  await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(chars);
+  return { chat, answer };
+}
+
 /** Rendered text without whitespace: the same answer compares equal however its Markdown wrapped. */
 const squash = (text: string) => text.replace(/\s+/g, "");
 
@@ -181,11 +191,7 @@ test("switching to another thread and back while an answer streams: the live ans
 test("a new thread is in the sidebar while its first answer is written, and deleting it then says why it waits", async ({
   page,
 }) => {
-  const chat = new ChatPage(page);
-  await chat.goto(undefined, frontend.url);
-  await chat.ask(QUESTION);
-  const answer = chat.lastAnswer();
-  await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(0);
+  const { chat, answer } = await askMidAnswer(page, 0);
   const row = chat.threadById(chat.threadIdFromUrl()!);
   await expect(row).toBeVisible();
   expect(await answer.root.getAttribute("data-state")).toBe("streaming");
@@ -200,11 +206,7 @@ test("a new thread is in the sidebar while its first answer is written, and dele
 test("a stopped answer, reloaded, keeps its text and offers Retry, which asks again in the same thread", async ({
   page,
 }) => {
-  const chat = new ChatPage(page);
-  await chat.goto(undefined, frontend.url);
-  await chat.ask(QUESTION);
-  const answer = chat.lastAnswer();
-  await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(15);
+  const { chat, answer } = await askMidAnswer(page, 15);
   await chat.stopButton.click();
   await expect(answer.root).toHaveAttribute("data-state", "stopped");
   await expect(answer.retryButton).toBeVisible();
@@ -230,11 +232,7 @@ test("a stopped answer, reloaded, keeps its text and offers Retry, which asks ag
 
 test.describe("a run interrupted by a server restart", () => {
   test("shows its partial text marked interrupted, with Retry, which answers in the same thread", async ({ page }) => {
-    const chat = new ChatPage(page);
-    await page.goto(frontend.url);
-    await chat.ask(QUESTION);
-    const answer = chat.lastAnswer();
-    await expect.poll(() => answer.textLength(), MID_STREAM).toBeGreaterThan(15);
+    const { chat, answer } = await askMidAnswer(page, 15);
     const threadId = chat.threadIdFromUrl()!;
     await backend.stop(); // the run dies with its server: the log still shows it running
     await backend.start(); // start-up marks it interrupted, with the text its logged tokens carried
