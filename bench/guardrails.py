@@ -102,11 +102,18 @@ def rates(scores: list[float]) -> dict:
 
 
 def corpus_chunks() -> list[str]:
-    """Chunks of the sample documents."""
+    """Chunks of the sample documents (short: most of their sections are a paragraph or two)."""
     out: list[str] = []
     for path in sorted(SAMPLE_DOCS.iterdir()):
         out += [c.text for c in chunk_sections(load_document(path.name, path.read_bytes()).sections)]
     return out
+
+
+def full_chunks(datasets: Path) -> list[str]:
+    """Chunks of the full size (200 tokens): the SQuAD article as one text document, paragraph after paragraph."""
+    squad = json.loads((datasets / "squad2" / "computational-complexity-theory.json").read_text())
+    text = "\n\n".join(p["context"] for art in squad["data"] for p in art["paragraphs"])
+    return [c.text for c in chunk_sections(load_document("article.txt", text.encode()).sections)]
 
 
 def bench_injection(datasets: Path, benign: list[str]) -> dict:
@@ -268,7 +275,7 @@ def bench_latency(datasets: Path, benign: list[str], embed: Callable | None) -> 
     presidio = [r["full_text"] for r in json.loads((datasets / "presidio" / "synth_dataset_v2.json").read_text())]
     messages = benign + attacks + presidio
     held_out = [t for s in report_sets(datasets) if "pasted" not in s.name for t in s.texts[:300]]
-    chunks = corpus_chunks()
+    chunks, full = corpus_chunks(), full_chunks(datasets)
     answers = synthetic_answers(benign)
     faq = load_faq(ROOT / "data" / "faq.yaml")
     out = {
@@ -279,6 +286,9 @@ def bench_latency(datasets: Path, benign: list[str], embed: Callable | None) -> 
         "  score_injection (user), rules only": timed(lambda m: score_injection(m, classifier=False), held_out),
         "  score_toxicity": timed(lambda m: score_toxicity(m), messages),
         "chunk scan: score_injection (document)": timed(lambda c: score_injection(c, "document"), chunks),
+        f"  full-size chunks (the SQuAD article, median {median(map(len, full)):.0f} chars)": timed(
+            lambda c: score_injection(c, "document"), full
+        ),
         "triage_intent: classify_intent": timed(lambda q: classify_intent(q), benign),
         "triage_faq: match_faq": timed(lambda q: match_faq(q, faq), benign),
         "validate_tone: check_tone": timed(lambda a: check_tone(a[0], a[2]), answers),

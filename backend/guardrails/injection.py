@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from backend.guardrails.caseless import fold
 from backend.guardrails.classifier import judged_by_embedding, load_embedding_model, load_model
 from backend.guardrails.injection_patterns import (
     DIRECTIVE,
@@ -109,7 +110,7 @@ def score_injection(
 
 def _scan(normal: str, source: Source, hits: dict[str, _Hit]) -> None:
     """The rules over the whole text and per sentence, kept in hits by rule."""
-    for name, weight, kind in _text_hits(normal):
+    for name, weight, kind in _text_hits(normal, fold(normal)):
         _keep(hits, name, _Hit(weight, kind, (name,)))
     sentences = [s for s in _SENTENCE_SPLIT.split(normal) if s.strip()]
     for sentence in sentences:
@@ -138,24 +139,25 @@ def _normalise(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
-def _text_hits(text: str) -> list[tuple[str, float, Kind]]:
-    """Single-pattern rules over the whole text, plus role labels followed by an order."""
-    hits: list[tuple[str, float, Kind]] = [(n, w, k) for n, k, w, pattern in _TEXT_RULES if pattern.search(text)]
+def _text_hits(text: str, folded: str) -> list[tuple[str, float, Kind]]:
+    """Single-pattern rules over the whole text (and its folded copy), plus role labels followed by an order."""
+    hits: list[tuple[str, float, Kind]] = [(n, w, k) for n, k, w, pattern in _TEXT_RULES if pattern.found(text, folded)]
     scripts = (
         {name for name, letters in _SCRIPTS.items() if letters.search(text)} if _ANY_SCRIPT.search(text) else set()
     )
     hits += [(n, w, k) for n, k, w, script, pattern in _SCRIPT_RULES
-             if (script is None or script in scripts) and pattern.search(text)]  # fmt: skip
-    for m in ROLE_LABEL.finditer(text):
-        directive = DIRECTIVE.match(m.group(4))
+             if (script is None or script in scripts) and pattern.found(text, folded)]  # fmt: skip
+    for m in ROLE_LABEL.finditer(text, folded):
+        directive = DIRECTIVE.match(m.group(4), fold(m.group(4)))
         hits.append(("role_label_directive", 0.8, "injection") if directive else ("role_label", 0.3, "injection"))
     return hits
 
 
 def _sentence_hit(sentence: str, source: Source) -> _Hit | None:
     """Rules that need several cues inside one sentence, combined by noisy-OR into one hit."""
-    fired = [(n, w) for n, w, cues in _SENTENCE_RULES if all(p.search(sentence) for p in cues)]
-    if any(all(p.search(sentence) for p in cues) for cues in _LANGUAGE_SWITCH):
+    folded = fold(sentence)
+    fired = [(n, w) for n, w, cues in _SENTENCE_RULES if all(p.found(sentence, folded) for p in cues)]
+    if any(all(p.found(sentence, folded) for p in cues) for cues in _LANGUAGE_SWITCH):
         fired.append(("output_language_switch", 0.75 if source == "document" else 0.3))
     if not fired:
         return None
@@ -165,7 +167,7 @@ def _sentence_hit(sentence: str, source: Source) -> _Hit | None:
 def _offtopic_task(sentences: list[str]) -> bool:
     """True when a document holds a request to an assistant sharing almost no content words with the rest."""
     for i, sentence in enumerate(sentences):
-        if not TASK_REQUEST.search(sentence):
+        if not TASK_REQUEST.search(sentence, fold(sentence)):
             continue
         words = content_words(sentence)
         rest = content_words(" ".join(sentences[:i] + sentences[i + 1 :]))

@@ -4,15 +4,16 @@ Weights are the probability-like contribution of a rule; rules a benign workplac
 stay below the 0.5 threshold and only count together with another cue.
 """
 
-import re
 from typing import Literal
+
+from backend.guardrails.caseless import Caseless
 
 Kind = Literal["injection", "jailbreak"]
 
 
-def rx(pattern: str) -> re.Pattern[str]:
+def rx(pattern: str) -> Caseless:
     """Case-insensitive, multi-line compiled pattern."""
-    return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+    return Caseless(pattern)
 
 
 # verbs that ask for text to be given back word for word, in any inflection ("repeat", "repeating", "recited")
@@ -31,6 +32,10 @@ LANGUAGES = (r"(spanish|french|german|italian|portuguese|chinese|mandarin|japane
 # though not "to Spanish"
 _NOT_THEIRS = rf"(?!\s+(for|on|about|regarding|concerning|of|when|if)\b|\s+to\s+(?!{LANGUAGES}\b))"
 
+_DROP_VERBS = (
+    r"ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|drop|"
+    r"ditch|scrap|throw out|toss out|do not follow|don'?t follow|stop following"
+)
 _AUTHORITY = (
     r"\b(i'?m|i am|this is|as|speaking as)\s+(your|the (assistant|ai|bot|model|chatbot)'s)\s+(\w+\s+)?"
     r"(maintainers?|administrators?|admins?|operators?|owners?|supervisors?|engineers?|developers?|creators?|"
@@ -44,16 +49,37 @@ _INTERNALS = (
 
 TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     # not a reader asking whether a rule may be ignored ("Can I ignore the previous tasks on the checklist?")
+    # nor a reminder ("Don't forget the previous instructions when you install the second unit"); the verb is
+    # looked for first, so the lookbehinds run only where one starts
     ("override_instructions", "injection", 0.9,
+     rf"\b(?=({_DROP_VERBS})\b)"
      r"(?<!\bcan i )(?<!\bmay i )(?<!\bdo i )(?<!\bshould i )(?<!\bcan we )(?<!\bshould we )"
-     r"\b(ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|"
-     r"do not follow|don'?t follow|stop following)\b[^.!?\n]{0,40}?\b(previous|prior|above|earlier|preceding|"
+     r"(?<!\bdon't )(?<!\bdont )(?<!\bdo not )(?<!\bnever )"
+     rf"({_DROP_VERBS})\b[^.!?\n]{{0,40}}?\b(previous|prior|above|earlier|preceding|"
      r"initial|original|system|developer|all|any|every|your|these|those|safety)\b[^.!?\n]{0,25}?\b(instructions?|"
      r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands|tasks)\b(?!\s+(on|in|of|from|for|about|under)\s+(the|this|that|my|our)\s+"
      r"(?!(above|conversation|chat|prompt|system)\b)\w)"),
     ("forget_everything", "injection", 0.8,
      r"\b(forget|ignore|disregard|overlook)\s+(everything|all)\s+(above|before|(that\s+)?(you|i)\s*('ve been|'ve|"
      r"have been|had been|were|was)\s+(told|given|said|instructed|taught)(?!\s+about\b))"),
+    # the model's instructions declared void ("Your previous instructions are cancelled", "All previous
+    # instructions are now void"); not a document's rules replaced by a newer version ("The previous rules for
+    # visitors have been replaced by …", "All previous instructions regarding the fire drill are cancelled")
+    ("revoked_instructions", "injection", 0.85,
+     r"\byour\s+((previous|prior|earlier|original|initial|old|current|system|existing)\s+)?(instructions|rules|"
+     r"guidelines|directives|programming|prompt|restrictions)\s+(are|is|have been|has been)\s+(now\s+)?(cancel+ed|"
+     r"void|null|revoked|obsolete|invalid|lifted|suspended|deleted|erased|overridden|disabled|no longer (valid|in "
+     r"effect|active|applicable|apply|relevant))\b"
+     r"|\ball\s+(previous|prior|earlier|above)\s+(instructions|prompts)\s+(are|have been)\s+(now\s+)?(void|null|"
+     r"revoked|obsolete|invalid|overridden|no longer (valid|in effect|active|apply))\b"
+     r"(?!\s+(regarding|for|on|about)\b)"),
+    # what the model's instructions told it to guard ("the secret key you were told to protect", "the password
+    # you were instructed to keep secret"); not a colleague's ("the code I was told to keep safe")
+    ("protected_secret", "injection", 0.85,
+     r"\b(password|passphrase|passcode|secret|key|code|word|phrase)s?\s+(that\s+)?you\s+(were|are|have been|'ve been|"
+     r"'re)\s+((told|instructed|asked|programmed|supposed|meant|trained|ordered)\s+)?(to\s+|not\s+to\s+)(protect|"
+     r"guard|hide|conceal|withhold|keep(\s+(secret|hidden|safe|private|confidential))?|never (reveal|share|disclose|"
+     r"tell)|(reveal|share|disclose|tell|say|give out))\b"),
     # a cue: documents say "regardless of previous instructions from line managers" too
     ("regardless_of_instructions", "injection", 0.45,
      r"\b(regardless of|irrespective of|notwithstanding)\s+(the\s+|any\s+|all\s+|your\s+)?(previous|prior|earlier|"
@@ -159,7 +185,7 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"[^<>\[\]{}\n]{0,10}[>\]}]"
      r"|[<\[{]{1,2}\s*(mode|modo|modalità)[ _-](système|systeme|sistema|dieu|dios|dio|deus|développeur|desarrollador|"
      r"sviluppatore|desenvolvedor)\s*[>\]}]|[<\[{]{1,2}\s*(system|gott|entwickler)modus\s*[>\]}]"
-     r"|(?<!do )(?<!if )\byou\s+(have to|must|will|shall)\s+(now\s+)?(obey\s+(me|my\s+(commands|orders))\b|"
+     r"|\byou(?<!do you)(?<!if you)\s+(have to|must|will|shall)\s+(now\s+)?(obey\s+(me|my\s+(commands|orders))\b|"
      r"answer\s+(all|every|any)\s+(of\s+)?my\s+questions\b)"),
     ("mode_switch", "injection", 0.45,
      r"\b(i'?m|i am|we'?re|we are|i'?m now|i am now|i have|i've)\s+(\w+\s+){0,2}(entering|initiating|activating|"
@@ -183,10 +209,12 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"(?!\s+(polic\w+|rules?|requirements?|reset|manager|length|expir\w*|change|format|for|of|to)\b)"),
     # "DAN" as written in jailbreaks, not Indonesian "dan" ("and": "isi dan mode blob", "MODE PEMANAS DAN MODE
     # PENDINGIN") nor a colleague ("act as Dan's deputy")
-    ("dan", "jailbreak", 0.9,
-     r"\bdo anything now\b|(?-i:\bDAN (mode|Mode|prompt|Prompt|jailbreak|Jailbreak)\b|\bact as (a )?DAN\b(?!'))"),
+    # (the capitals in a pattern of their own, so that the rest reads the folded text: caseless.py)
+    ("dan", "jailbreak", 0.9, r"\bdo anything now\b"),
+    ("dan", "jailbreak", 0.9, r"(?-i:\bDAN (mode|Mode|prompt|Prompt|jailbreak|Jailbreak)\b|\bact as (a )?DAN\b(?!'))"),
+    ("special_mode", "jailbreak", 0.85, r"(?-i:\b(DAN|STAN|DUDE|AIM) (mode|Mode)\b)"),
     ("special_mode", "jailbreak", 0.85,
-     r"\b(jailbreak|unfiltered|unrestricted|uncensored|opposite|evil) mode\b|(?-i:\b(DAN|STAN|DUDE|AIM) (mode|Mode)\b)|"
+     r"\b(jailbreak|unfiltered|unrestricted|uncensored|opposite|evil) mode\b|"
      r"\bjail-?broken\b|"
      r"\bjailbreak\b|\b(developer|dev|god|debug|admin|sudo|root) mode\b[^.!?\n]{0,60}\b(your|respond|answer|reply|"
      r"output|chatgpt|gpt|llm|assistant|restrictions|without|policies|censor\w*)\b|\b(chatgpt|gpt|llm|assistant|ai|"
@@ -215,7 +243,7 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     ("vendor_policy", "jailbreak", 0.5,
      r"\b(openai|anthropic|meta|alibaba)('s)? (content )?(polic(y|ies)|rules|guidelines)\b"),
     ("chat_template_tokens", "injection", 0.9,
-     r"<\|?(im_start|im_end|system|endoftext|begin_of_text|eot_id)\|?>|\[/?INST\]|<</?SYS>>|<start_of_turn>"),
+     r"<\|?(im_start|im_end|system|endoftext|begin_of_text|eot_id)\|?>|\[/?inst\]|<</?sys>>|<start_of_turn>"),
     ("address_the_ai", "injection", 0.85,
      r"\b(if|when) you are an? (ai|llm|language model|large language model|assistant|chatbot|agent|bot)\b|"
      r"\b(note|message|instructions?|attention|important)\s*(for|to) (the |any )?(ai|assistant|llm|language model|"
@@ -230,7 +258,7 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
      r"\bos\.system\(|\bos\.fork\(|shutil\.rmtree\(\s*[\"']/|\bsubprocess\.\w+\(|\bpexpect\b|\bpyautogui\b|"
      r"\bpyperclip\b|\bclipboard\b|authorized_keys|\.ssh\b|/etc/(passwd|shadow|hosts)|\bnc -e\b|/bin/(ba)?sh\b|"
      r"\|\s*(ba)?sh\b|open\(\s*[\"']/(etc|boot|bin|sbin|usr|sys|proc|dev)/|\bpickle\.loads\(|\brm -rf /|\bscapy\b|"
-     r"\bFernet\b|\bransom|keylog|\bsocket\.socket\(|requests\.post\([^)]{0,200}(data|files|json)=|"
+     r"\bfernet\b|\bransom|keylog|\bsocket\.socket\(|requests\.post\([^)]{0,200}(data|files|json)=|"
      r"getpass\.getuser|psutil\.net_connections|ipconfig /release"),
 )
 
@@ -239,10 +267,10 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
 # Per language: (verbs of dropping, words that point back or at the model's own, instruction nouns, requests to
 # show, the prompt itself). Written from the English rules above, not from any attack set.
 _LANGUAGE_CUES: tuple[tuple[str, str, str, str, str], ...] = (
-    ("ignorier\w*|vergiss|vergessen sie|missachte\w*|übergehe\w*|verwirf|verwerfen sie",
+    ("ignorier\w*|vergiss(?! nicht)|vergessen sie(?! nicht)|missachte\w*|übergehe\w*|verwirf|verwerfen sie",
      r"vorherige\w*|bisherige\w*|obige\w*|vorige\w*|frühere\w*|alle\w*|deine\w*|ihre\w*|diese\w*|ursprüngliche\w*|"
      r"system\w*",
-     r"anweisung\w*|instruktion\w*|befehle\w*|regeln|vorgaben|richtlinien|anordnungen|prompts?",
+     r"anweisung\w*|instruktion\w*|befehle\w*|regeln|vorgaben|richtlinien|anordnungen|aufgaben|aufträge|prompts?",
      r"zeig\w*|gib|geben sie|nenn\w*|verrat\w*|wiederhol\w*|druck\w*|schreib\w*|gib\w* aus|sag\w*|teil\w* mit",
      r"(dein|ihr)\w*\s+(\w+\s+)?(system-?\s?prompt|systemanweisung\w*|anweisungen|instruktionen|vorgaben|prompt)|"
      r"(den|die|das)\s+(system-?\s?prompt|systemanweisung\w*|ursprünglichen?\s+(anweisungen|prompt))"),

@@ -1,0 +1,155 @@
+"""Case-insensitive patterns that read a document chunk fast: folded text, and a literal gate before the regex.
+
+The injection rules are some eighty patterns, most of them alternations of words behind a word boundary
+("\\b(ignore|disregard|forget|…)"). Python's re tries such a pattern at every position of the text, and with
+re.IGNORECASE three to four times more slowly, so a chunk of 1 KB cost about 6 ms. Two things cut that, neither of
+which changes what a pattern matches:
+
+- A pattern with no capital letter of its own is compiled case-sensitively and matched against the folded text
+  (lower case, "İ" read as "i" as re.IGNORECASE reads it); one that names capitals ("(?-i:DAN mode)") keeps
+  re.IGNORECASE on the text as written.
+- Every match of a pattern contains one of a few literal strings that the pattern itself requires (its
+  "factors": "ignore", "disregard", … for the rule above), found by walking the parsed pattern. When none of them
+  is in the folded text, which is a substring test in C, the pattern cannot match and is not run. A pattern made
+  of alternatives at its top level ("A|B|C") is gated alternative by alternative for a yes/no answer (`found`),
+  since one alternative's rare words say nothing about another's.
+"""
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+try:  # the parser behind re.compile (Python 3.11+); without it the patterns run ungated
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover
+    sre_parse = sre_constants = None  # type: ignore[assignment]
+
+MIN_FACTOR = 3  # a gate of shorter strings ("i", "as") passes almost any text: not worth its test
+MAX_FACTORS = 64
+
+
+def fold(text: str) -> str:
+    """The text in lower case, as the patterns read it. As re.IGNORECASE does, Turkish "İ" and "ı" read as "i"
+    (the other letters it pairs are Greek or old forms, which NFKC has already replaced)."""
+    return text.lower().replace("i\u0307", "i").replace("ı", "i")
+
+
+class Caseless:
+    """A case-insensitive, multi-line pattern; callers pass the text and its folded copy (fold)."""
+
+    __slots__ = ("alternatives", "folded", "needs", "regex")
+
+    def __init__(self, pattern: str) -> None:
+        own = re.sub(r"\\.", "", pattern)
+        self.folded = "(?-i" not in pattern and own == own.lower()
+        if self.folded:
+            pattern = pattern.replace("ı", "i")  # the folded text has none
+        self.regex = re.compile(pattern, re.MULTILINE if self.folded else re.IGNORECASE | re.MULTILINE)
+        self.needs = required_factors(pattern) if self.folded else None
+        parts = top_alternatives(pattern) if self.folded else []
+        self.alternatives = [(required_factors(p), re.compile(p, re.MULTILINE)) for p in parts if len(parts) > 1]
+
+    def _may_match(self, folded: str) -> bool:
+        return self.needs is None or any(n in folded for n in self.needs)
+
+    def found(self, text: str, folded: str) -> bool:
+        """Whether the pattern matches somewhere (the same answer as search, sooner)."""
+        if not self.alternatives:
+            return self.search(text, folded) is not None
+        return any(
+            (needs is None or any(n in folded for n in needs)) and regex.search(folded) is not None
+            for needs, regex in self.alternatives
+        )
+
+    def search(self, text: str, folded: str) -> re.Match[str] | None:
+        if not self.folded:
+            return self.regex.search(text)
+        return self.regex.search(folded) if self._may_match(folded) else None
+
+    def match(self, text: str, folded: str) -> re.Match[str] | None:
+        if not self.folded:
+            return self.regex.match(text)
+        return self.regex.match(folded) if self._may_match(folded) else None
+
+    def finditer(self, text: str, folded: str) -> Iterator[re.Match[str]]:
+        if not self.folded:
+            return self.regex.finditer(text)
+        return self.regex.finditer(folded) if self._may_match(folded) else iter(())
+
+
+def top_alternatives(pattern: str) -> list[str]:
+    """The pattern split at its top-level "|" (outside groups, classes and escapes)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":  # a class: to its closing bracket ("[]…]" and "[^]…]" hold a literal one)
+            i += 2 if pattern[i + 1 : i + 2] == "^" else 1
+            i += 1 if pattern[i : i + 1] == "]" else 0
+            while i < len(pattern) and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+def required_factors(pattern: str) -> tuple[str, ...] | None:
+    """Literal strings one of which every match of the (case-sensitive) pattern contains, or None when the
+    pattern guarantees none of at least MIN_FACTOR characters."""
+    if sre_parse is None:
+        return None
+    try:
+        factors = _sequence(list(sre_parse.parse(pattern, re.MULTILINE)))
+    except (re.error, RecursionError, TypeError, ValueError):
+        return None
+    if not factors or min(map(len, factors)) < MIN_FACTOR or len(factors) > MAX_FACTORS:
+        return None
+    return tuple(sorted(factors))
+
+
+def _sequence(items: list[tuple[Any, Any]]) -> set[str] | None:
+    """The best factor set of a sequence: from its runs of literals and its parts that each guarantee one."""
+    candidates: list[set[str]] = []
+    run = ""
+    for op, arg in items:
+        if op is sre_constants.LITERAL:
+            run += chr(arg)
+            continue
+        if run:
+            candidates.append({run})
+            run = ""
+        if (inner := _item(op, arg)) is not None:
+            candidates.append(inner)
+    if run:
+        candidates.append({run})
+    return max(candidates, key=_quality, default=None)
+
+
+def _item(op: Any, arg: Any) -> set[str] | None:
+    """The factors one element guarantees: a group, an alternation, a repeat of at least once, a lookahead."""
+    c = sre_constants
+    if op is c.SUBPATTERN:
+        return None if arg[1] & re.IGNORECASE else _sequence(list(arg[-1]))
+    if op is c.BRANCH:
+        sets = [_sequence(list(branch)) for branch in arg[1]]
+        return None if any(s is None for s in sets) else set().union(*sets)  # type: ignore[arg-type]
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and arg[0] >= 1:
+        return _sequence(list(arg[2]))
+    if op is c.ASSERT:  # a lookahead or lookbehind: what it requires is in the text there
+        return _sequence(list(arg[1]))
+    return None
+
+
+def _quality(factors: set[str]) -> tuple[int, int]:
+    """Longer shortest strings first (fewer texts pass), then fewer strings."""
+    return (min(map(len, factors)) if factors else 0, -len(factors))
