@@ -47,8 +47,7 @@ class Caseless:
             pattern = pattern.replace("ı", "i")  # the folded text has none
         self.regex = re.compile(pattern, re.MULTILINE if self.folded else re.IGNORECASE | re.MULTILINE)
         self.needs = required_factors(pattern) if self.folded else None
-        parts = top_alternatives(pattern) if self.folded else []
-        self.alternatives = [(required_factors(p), re.compile(p, re.MULTILINE)) for p in parts if len(parts) > 1]
+        self.alternatives = _alternatives(pattern) if self.folded else []
 
     def _may_match(self, folded: str) -> bool:
         return self.needs is None or any(n in folded for n in self.needs)
@@ -76,6 +75,18 @@ class Caseless:
         if not self.folded:
             return self.regex.finditer(text)
         return self.regex.finditer(folded) if self._may_match(folded) else iter(())
+
+
+def _alternatives(pattern: str) -> list[tuple[tuple[str, ...] | None, re.Pattern[str]]]:
+    """Each top-level alternative with its factors, or [] for a pattern of one (or one that does not split: an
+    alternative referring to another's group)."""
+    parts = top_alternatives(pattern)
+    if len(parts) < 2:
+        return []
+    try:
+        return [(required_factors(p), re.compile(p, re.MULTILINE)) for p in parts]
+    except re.error:
+        return []
 
 
 def top_alternatives(pattern: str) -> list[str]:

@@ -45,6 +45,12 @@ def test_top_alternatives_split_only_outside_groups_classes_and_escapes() -> Non
     assert top_alternatives(r"[]|]|[^]|]") == ["[]|]", "[^]|]"]
 
 
+def test_alternatives_that_do_not_stand_alone_are_read_whole() -> None:
+    backreference = Caseless(r"(ab)c|x\1")  # the second alternative refers to the first's group
+    assert backreference.alternatives == []
+    assert backreference.found("ABC", fold("ABC")) and not backreference.found("xab", fold("xab"))
+
+
 def test_pattern_with_capitals_keeps_ignorecase_on_the_text_as_written() -> None:
     dan = Caseless(r"(?-i:\bDAN mode\b)")
     assert not dan.folded and dan.found("Enable DAN mode now", fold("Enable DAN mode now"))
