@@ -2,12 +2,15 @@
 
 `report` ends a node's status with its decision and keeps the line for the turn's record; `progress` changes
 the running node's label ("Searching employee-handbook.md…"). The SSE layer maps these custom stream events;
-it never reads node outputs by name.
+it never reads node outputs by name. A turn cut short keeps the lines its status events said (`steps_said`).
 """
 
+from collections.abc import Iterable
 from typing import Any
 
 from langgraph.runtime import Runtime
+
+from backend.contract.events import StatusEvent
 
 NODE_LABELS = {
     "start_turn": "Starting",
@@ -32,7 +35,27 @@ def report(runtime: Runtime[Any], node: str, label: str | None = None, detail: s
     """Say what the node decided (shown when it ends) and return the step line for the turn's record."""
     label = label or NODE_LABELS[node]
     runtime.stream_writer({"kind": "report", "node": node, "label": label, "detail": detail})
-    return {"steps": [f"{node}: {label}" + (f" ({detail})" if detail else "")]}
+    return {"steps": [step_line(node, label, detail)]}
+
+
+def step_line(node: str, label: str, detail: str | None = None) -> str:
+    """One step as a turn's record keeps it: "retriever: Searching documents (8 passages)"."""
+    return f"{node}: {label}" + (f" ({detail})" if detail else "")
+
+
+def steps_said(events: Iterable[StatusEvent]) -> list[str]:
+    """The step lines of a turn that did not finish, from the status events it sent, in the order the nodes
+    started: what each node that ended decided, and the latest label of one still at work (as the page showed)."""
+    steps: list[StatusEvent] = []
+    for event in events:
+        if event.node not in NODE_LABELS:
+            continue  # the thread queue's wait is not a step of the turn
+        open_ = [i for i, s in enumerate(steps) if s.node == event.node and s.phase != "end"]
+        if event.phase == "start" or not open_:
+            steps.append(event)
+        else:  # progress relabels the node's open step, end closes it with what it decided
+            steps[open_[-1]] = event.model_copy(update={"detail": event.detail or steps[open_[-1]].detail})
+    return [step_line(s.node, s.label.removesuffix("…"), s.detail) for s in steps]
 
 
 def progress(runtime: Runtime[Any], node: str, label: str) -> None:

@@ -44,6 +44,7 @@ from backend.contract.events import (
 )
 from backend.contract.types import GuardrailMode, Mode, TurnRecord
 from backend.graph.deps import GraphDeps
+from backend.graph.report import steps_said
 from backend.llm.factory import Models
 from backend.llm.lease import ModelLease
 from backend.memory.conversations import record_turn
@@ -90,8 +91,11 @@ def partial_answer(events: list[BaseModel]) -> str:
     return "".join(e.text for e in events if isinstance(e, TokenEvent))
 
 
-def unfinished_record(run: LiveRun, answer: str, status: str, provider: str = "", model: str = "") -> TurnRecord:
-    """The thread row of a run that did not finish: its question and partial answer, no sources, no memory."""
+def unfinished_record(
+    run: LiveRun, answer: str, status: str, steps: list[str], provider: str = "", model: str = ""
+) -> TurnRecord:
+    """The thread row of a run that did not finish: its question, partial answer and the steps it had shown (what
+    the search found, say), no sources, no memory."""
     return TurnRecord(
         run_id=run.run_id,
         question=run.question,
@@ -100,7 +104,7 @@ def unfinished_record(run: LiveRun, answer: str, status: str, provider: str = ""
         intent="",
         route_reason="",
         sources=[],
-        steps=[],
+        steps=steps,
         triage=None,
         validation=None,
         provider=provider,
@@ -351,12 +355,14 @@ class TurnRunner:
                 discard = self.checkpointer.adiscard_unfinished(spec.thread_id, base, spec.run_id)
                 run.kept = not await asyncio.shield(discard)
                 if run.stop_requested and not run.kept:  # while the thread is still held: the row comes in order
-                    await asyncio.shield(self._keep_unfinished(run, "stopped", partial_answer(run.events)))
+                    steps = steps_said(e for e in run.events if isinstance(e, StatusEvent))
+                    await asyncio.shield(self._keep_unfinished(run, "stopped", partial_answer(run.events), steps))
         return completed
 
-    async def _keep_unfinished(self, run: LiveRun, status: str, answer: str) -> bool:
-        """Store a stopped or interrupted run's partial answer beside the thread's history; False if already there."""
-        record = unfinished_record(run, answer, status, self.deps.provider, self.deps.model_name)
+    async def _keep_unfinished(self, run: LiveRun, status: str, answer: str, steps: list[str]) -> bool:
+        """Store a stopped or interrupted run's partial answer and steps beside the thread's history; False if
+        already there."""
+        record = unfinished_record(run, answer, status, steps, self.deps.provider, self.deps.model_name)
         return await self.checkpointer.db.write(lambda c: record_turn(c, run.thread_id, {"turn_record": record}))
 
     async def recover(self, dead_only: bool = False) -> int:
@@ -367,7 +373,7 @@ class TurnRunner:
             if not await self.runlog.claim(row):
                 continue  # another replica is taking care of it
             run = LiveRun(row["run_id"], row["thread_id"], row["question"], row["created_at"])
-            if not await self._keep_unfinished(run, "interrupted", row["answer"]):
+            if not await self._keep_unfinished(run, "interrupted", row["answer"], row["steps"]):
                 await self.runlog.finish(run.run_id, "completed", row["last_event_id"], now())  # it was stored
                 continue
             seq = row["last_event_id"] + 1

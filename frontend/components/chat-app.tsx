@@ -33,6 +33,8 @@ export function ChatApp() {
   const [draft, setDraft] = useState("");
   const [mode, setModeState] = useState<Mode>("auto");
   const [sidebarOpen, setSidebarOpen] = useState(false);
+  /** Opening a conversation (this page, the sidebar, Back) puts the focus in the message box. */
+  const [focusRequest, setFocusRequest] = useState(0);
   const threads = useThreads();
   const docs = useDocuments();
   const health = useHealth();
@@ -60,7 +62,10 @@ export function ChatApp() {
     const stored = localStorage.getItem(MODE_KEY);
     if (stored === "auto" || stored === "rag" || stored === "chat") setModeState(stored);
     void openThread(threadFromUrl());
-    const onPop = () => void openThread(threadFromUrl());
+    const onPop = () => {
+      void openThread(threadFromUrl());
+      setFocusRequest((n) => n + 1);
+    };
     window.addEventListener("popstate", onPop);
     return () => window.removeEventListener("popstate", onPop);
   }, [openThread]);
@@ -108,6 +113,7 @@ export function ChatApp() {
       setUrlThread(id, true);
       setSidebarOpen(false);
       void openThread(id);
+      setFocusRequest((n) => n + 1);
     },
     [openThread],
   );
@@ -216,6 +222,7 @@ export function ChatApp() {
           documentsAvailable={docs.available && docs.loaded}
           onMentionStart={docs.refresh}
           maxChars={health.maxChars}
+          focusRequest={focusRequest}
         />
       </main>
     </div>

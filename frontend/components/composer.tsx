@@ -2,11 +2,15 @@
 /**
  * The message box: Enter sends, Shift+Enter adds a line, Esc stops a running answer. Typing `@`
  * opens an autocomplete of documents (arrows, Enter/Tab to pick, Esc to close); mentions show as
- * chips, and mentions that match no document are flagged before sending.
+ * chips, and mentions that match no document are flagged before sending. It takes the focus when
+ * the conversation opens, except on a touch screen, where the keyboard would cover the conversation.
  */
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { activeMention, classifyMentions, filterDocuments, insertMention, removeMention } from "@/lib/mentions";
 import type { DocumentRow } from "@/lib/types";
+
+/** A screen used by touch (no hover, or a coarse pointer): focusing the box there opens a keyboard over the page. */
+const TOUCH_SCREEN = "(hover: none), (pointer: coarse)";
 
 export function Composer({
   value,
@@ -18,6 +22,7 @@ export function Composer({
   documentsAvailable,
   onMentionStart,
   maxChars = null,
+  focusRequest = 0,
 }: {
   value: string;
   onChange: (value: string) => void;
@@ -29,6 +34,8 @@ export function Composer({
   onMentionStart?: () => void;
   /** The server's limit on a message: over it the box says so and Send is off. */
   maxChars?: number | null;
+  /** A new value (and the first one) asks for the focus: a conversation was opened. */
+  focusRequest?: number;
 }) {
   const area = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(0);
@@ -61,6 +68,10 @@ export function Composer({
     setActive(0);
     if (mentionStart !== undefined) onMentionStart?.();
   }, [mentionStart, onMentionStart]);
+
+  useEffect(() => {
+    if (!window.matchMedia(TOUCH_SCREEN).matches) area.current?.focus({ preventScroll: true });
+  }, [focusRequest]);
 
   // Grow with the text up to a limit, so the layout does not jump line by line.
   useEffect(() => {

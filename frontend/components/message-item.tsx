@@ -86,6 +86,8 @@ export function MessageItem({
           running={streaming}
           content={message.content}
           sources={sources}
+          triage={info?.triage}
+          cut={message.state === "stopped" ? (message.interrupted ? "interrupted" : "stopped") : undefined}
           startedAt={message.startedAt}
           endedAt={message.endedAt}
         />

@@ -1,13 +1,14 @@
 "use client";
 /**
  * A turn's status in one line: while it runs, what is happening now with the elapsed time; once it has ended, a
- * summary ("3 passages from 2 documents · 6.2 s") that expands to the full timeline of steps.
+ * summary ("3 passages from 2 documents · 6.2 s", "Answered from the FAQ · employee-handbook.md", "Stopped before
+ * sources were listed · 8 passages found") that expands to the full timeline of steps.
  */
 import { useId, useState } from "react";
 import type { StatusStep } from "@/hooks/use-chat";
 import { formatSeconds, useElapsed } from "@/hooks/use-elapsed";
-import { liveLabel, summaryLine } from "@/lib/turn-summary";
-import type { Source } from "@/lib/types";
+import { type EndedTurn, liveLabel, summaryLine } from "@/lib/turn-summary";
+import type { Source, Triage } from "@/lib/types";
 
 const clean = (label: string) => label.replace(/…$/, "");
 const isWarning = (step: StatusStep) =>
@@ -46,10 +47,11 @@ function LiveLine({ steps, content, startedAt }: { steps: StatusStep[]; content:
 }
 
 /** The summary of an ended turn; its button shows and hides the steps. */
-function Summary({ steps, sources, seconds }: { steps: StatusStep[]; sources?: Source[]; seconds?: string }) {
+function Summary({ turn, seconds }: { turn: EndedTurn; seconds?: string }) {
   const [open, setOpen] = useState(false);
   const listId = useId();
-  const line = summaryLine(sources, seconds);
+  const line = summaryLine(turn, seconds);
+  const steps = turn.steps;
   if (steps.length === 0) {
     return (
       <div className="status">
@@ -91,6 +93,8 @@ export function StatusTimeline({
   running,
   content,
   sources,
+  triage,
+  cut,
   startedAt,
   endedAt,
 }: {
@@ -98,10 +102,13 @@ export function StatusTimeline({
   running: boolean;
   content: string;
   sources?: Source[];
+  /** How the turn was routed: an answer from the FAQ names the FAQ entry's documents. */
+  triage?: Triage | null;
+  cut?: EndedTurn["cut"];
   startedAt?: number;
   endedAt?: number;
 }) {
   if (running) return <LiveLine steps={steps} content={content} startedAt={startedAt} />;
   const seconds = startedAt !== undefined && endedAt !== undefined ? formatSeconds(endedAt - startedAt) : undefined;
-  return <Summary steps={steps} sources={sources} seconds={seconds} />;
+  return <Summary turn={{ steps, sources, triage, cut }} seconds={seconds} />;
 }

@@ -1,6 +1,6 @@
 /** What one line says about a turn: what is happening now while it runs, and a summary once it has ended. */
 import type { StatusStep } from "./chat-turn";
-import type { Source } from "./types";
+import type { Source, Triage } from "./types";
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -17,17 +17,56 @@ export function liveLabel(steps: StatusStep[], content: string): string {
   return written && !open ? "Finishing…" : "Writing…";
 }
 
-/** "3 passages from 2 documents" (distinct documents), or "No documents used". */
-export function sourcesPhrase(sources: Source[] | undefined): string {
-  const list = sources ?? [];
-  if (list.length === 0) return "No documents used";
-  const documents = new Set(list.map((s) => s.document)).size;
-  return `${plural(list.length, "passage", "passages")} from ${plural(documents, "document", "documents")}`;
+/** What the summary of an ended turn is made from: what a live page saw, or what a reloaded one read back. */
+export interface EndedTurn {
+  sources?: Source[];
+  steps: StatusStep[];
+  triage?: Triage | null;
+  /** The turn ended without its whole answer: Stop, or a server restart. */
+  cut?: "stopped" | "interrupted";
 }
 
-/** The collapsed line of an ended turn: its sources and, when this page saw it run, how long it took. */
-export function summaryLine(sources: Source[] | undefined, seconds?: string): string {
-  return seconds ? `${sourcesPhrase(sources)} · ${seconds}` : sourcesPhrase(sources);
+/** "8 passages" from the retriever's detail ("8 passages; dropped 1 passage(s) …"); null when it has none. */
+function passagesFound(step: StatusStep): number | null {
+  const m = /^(\d+) passages?\b/.exec(step.detail ?? "");
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * A cut-short turn never lists its sources (they come with the end of the answer), so it says how far it got: the
+ * retriever's step tells whether the documents were searched and what the search found.
+ */
+function cutPhrase(cut: "stopped" | "interrupted", steps: StatusStep[]): string {
+  const verb = cut === "stopped" ? "Stopped" : "Interrupted";
+  const search = steps.findLast((s) => s.node === "retriever");
+  if (!search && steps.length === 0) return `${verb} before sources were listed`; // nothing known of how far it got
+  if (!search) return `${verb} · no documents searched`;
+  if (!search.detail) return `${verb} while searching documents`; // the retriever had not ended
+  const found = passagesFound(search);
+  if (found === 0) return `${verb} · the search found no passages`;
+  const what = found === null ? "documents searched" : `${plural(found, "passage", "passages")} found`;
+  return `${verb} before sources were listed · ${what}`;
+}
+
+/**
+ * Where an ended turn's answer came from: "3 passages from 2 documents" (distinct documents); "Answered from the
+ * FAQ · employee-handbook.md" (the FAQ entry's documents); how far a stopped turn got; or "No documents used".
+ */
+export function sourcesPhrase({ sources, steps, triage, cut }: EndedTurn): string {
+  const list = sources ?? [];
+  if (list.length > 0) {
+    const documents = new Set(list.map((s) => s.document)).size;
+    return `${plural(list.length, "passage", "passages")} from ${plural(documents, "document", "documents")}`;
+  }
+  if (cut) return cutPhrase(cut, steps);
+  const faq = triage?.faq;
+  if (faq) return faq.sources.length ? `Answered from the FAQ · ${faq.sources.join(", ")}` : "Answered from the FAQ";
+  return "No documents used";
+}
+
+/** The collapsed line of an ended turn: where its answer came from and, when this page saw it run, how long it took. */
+export function summaryLine(turn: EndedTurn, seconds?: string): string {
+  return seconds ? `${sourcesPhrase(turn)} · ${seconds}` : sourcesPhrase(turn);
 }
 
 /**

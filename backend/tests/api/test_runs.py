@@ -7,11 +7,15 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 from httpx_sse import EventSource, aconnect_sse
 
+from backend.contract.events import SourcesEvent, StatusEvent, StoppedEvent, TokenEvent
 from backend.main import create_app
+from backend.rag.knowledge import ingest_paths
 from backend.runs.live import LiveRun
 from backend.tests.conftest import fake_settings
+from bench.lib import SAMPLE_DOCS
 from bench.lib.faults import history_views
 from bench.lib.server import serve_in_thread
 
@@ -131,6 +135,30 @@ async def test_stop_cancels_the_model_keeps_the_partial_answer_marked_stopped_ou
             ("Tell me a joke", None),
             (nxt.json()["answer"], "completed"),
         ]
+
+
+async def test_an_answer_stopped_after_the_search_keeps_the_steps_it_showed_with_what_the_search_found(tmp_path):
+    app = create_app(fake_settings(tmp_path / "data", fake_tokens_per_second=10))
+    async with LifespanManager(app):
+        services = app.state.services
+        await ingest_paths(services.knowledge, [SAMPLE_DOCS])
+        run = await services.runner.start("How long is the Zephyr-9 warranty?", "rag")
+        seen = []
+        async for _, event in run.follow():
+            seen.append(event)
+            if isinstance(event, TokenEvent):  # the model is writing: the search is over, no sources listed yet
+                await services.runner.stop(run.run_id)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            stored = (await client.get(f"/api/threads/{run.thread_id}")).json()["messages"][-1]
+    assert isinstance(seen[-1], StoppedEvent) and not any(isinstance(e, SourcesEvent) for e in seen)
+    said = [e for e in seen if isinstance(e, StatusEvent)]
+    found = next(e for e in said if e.node == "retriever" and e.phase == "end")
+    assert found.detail and found.detail.endswith("passages")
+    assert stored["status"] == "stopped" and stored["sources"] == []
+    assert [line.split(":")[0] for line in stored["steps"]] == [e.node for e in said if e.phase == "start"]
+    assert f"retriever: {found.label} ({found.detail})" in stored["steps"]
+    assert stored["steps"][-1] == "generator: Writing answer"  # at work when stopped: its label, without the "…"
 
 
 async def test_a_client_that_leaves_does_not_cancel_the_run_unless_it_asked(slow_server):

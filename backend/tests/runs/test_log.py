@@ -2,6 +2,7 @@
 
 import asyncio
 
+from backend.contract.events import StatusEvent
 from backend.runs.log import BATCH_SECONDS, RunLog
 
 
@@ -35,6 +36,24 @@ async def test_unfinished_runs_carry_their_logged_text_and_pruning_keeps_them_an
         assert await log.prune("2026-01-02T00:00:00.000+00:00") == 1
         assert await log.run("old") is None and await log.events("old") == []
         assert await log.run("new") is not None and await log.run("live") is not None
+
+
+async def test_an_unfinished_run_carries_the_steps_its_status_events_showed(database):
+    said = [
+        StatusEvent(node="retriever", phase="start", label="Searching documents…"),
+        StatusEvent(node="retriever", phase="end", label="Searching documents", detail="8 passages"),
+        StatusEvent(node="generator", phase="start", label="Writing answer…"),
+    ]
+    async with RunLog.open(database) as log:
+        await log.start("cut", "t", "q", "2026-01-01")
+        for seq, event in enumerate(said, 1):
+            log.append("cut", seq, "status", event.model_dump_json())
+        log.append("cut", 4, "token", '{"text": "According"}')
+        await log.flush()
+        async with RunLog.open(database) as next_server:  # after a restart
+            [run] = await next_server.unfinished()
+    assert run["steps"] == ["retriever: Searching documents (8 passages)", "generator: Writing answer"]
+    assert run["answer"] == "According"
 
 
 async def test_another_replica_takes_over_only_the_runs_of_a_replica_whose_heartbeat_stopped(database):

@@ -126,3 +126,39 @@ test("a message over the server's limit is refused in the box, before it is sent
   await expect(chat.sendButton).toBeEnabled();
   expect(page.url()).not.toContain("thread=");
 });
+
+test("an answer from the FAQ says so and names the FAQ entry's documents, at once and after a reload", async ({
+  chat,
+  page,
+}) => {
+  await chat.goto();
+  await chat.ask("What is the notice period?"); // data/faq.yaml: notice-period, sources [employee-handbook.md]
+  const answer = await chat.waitForAnswerDone();
+  await expect(answer.text).toContainText("2 months");
+  await expect(answer.summaryText).toHaveText(/^▸\s*Answered from the FAQ · employee-handbook\.md · \d+(\.\d)? s$/);
+  await expect(answer.summaryText).not.toContainText("No documents used");
+
+  await page.reload();
+  const reloaded = chat.lastAnswer();
+  await expect(reloaded.root).toHaveAttribute("data-state", "history");
+  await expect(reloaded.summaryText).toHaveText(/^▸\s*Answered from the FAQ · employee-handbook\.md$/);
+});
+
+test("the message box has the focus on opening the app, a conversation, and a new chat", async ({ chat, page }) => {
+  await page.goto("/");
+  await expect(chat.composer).toBeFocused();
+  await page.keyboard.type("hello"); // typing at once goes into the box
+  await expect(chat.composer).toHaveValue("hello");
+  await page.keyboard.press("Enter");
+  await chat.waitForAnswerDone();
+  const threadId = chat.threadIdFromUrl()!;
+
+  await page.goto(`/?thread=${threadId}`);
+  await expect(chat.lastAnswer().root).toHaveAttribute("data-state", "history");
+  await expect(chat.composer).toBeFocused();
+  await page.getByRole("button", { name: "+ New chat" }).click();
+  await expect(chat.composer).toBeFocused();
+  await chat.threadById(threadId).locator(".thread-link").click();
+  await expect(chat.userMessages()).toHaveText(["hello"]);
+  await expect(chat.composer).toBeFocused();
+});

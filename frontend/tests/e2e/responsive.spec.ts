@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { backendUrl, expect, test } from "./fixtures";
 
 test.describe("phone width", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, reducedMotion: "reduce" });
@@ -19,6 +19,20 @@ test.describe("phone width", () => {
     await chat.screenshot("phone-sidebar");
     await page.mouse.click(370, 400); // the scrim closes it
     await expect(chat.sidebar).not.toBeInViewport();
+  });
+
+  test("the message box does not take the focus on its own: the keyboard would cover the conversation", async ({
+    chat,
+    page,
+    request,
+  }) => {
+    const asked = await request.post(`${backendUrl()}/api/chat`, { data: { message: "hello", mode: "chat" } });
+    const { thread_id: threadId } = await asked.json();
+    await chat.goto(threadId);
+    await expect(chat.userMessages()).toHaveText(["hello"]); // the conversation has opened
+    await expect(chat.composer).not.toBeFocused();
+    await chat.composer.tap();
+    await expect(chat.composer).toBeFocused(); // a tap does it
   });
 });
 

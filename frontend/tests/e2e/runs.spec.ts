@@ -230,6 +230,32 @@ test("a stopped answer, reloaded, keeps its text and offers Retry, which asks ag
   await expect(chat.answers().first().getByRole("button", { name: "Retry" })).toHaveCount(0);
 });
 
+test("an answer stopped after the search says so, not 'No documents used', and the same after a reload", async ({
+  page,
+}) => {
+  const { chat, answer } = await askMidAnswer(page, 15); // writing: the retriever has ended, no sources listed yet
+  await chat.stopButton.click();
+  await expect(answer.root).toHaveAttribute("data-state", "stopped");
+  const said = /^▸\s*Stopped before sources were listed · \d+ passages? found/;
+  await expect(answer.summaryText).toHaveText(new RegExp(`${said.source} · \\d+(\\.\\d)? s$`));
+  await expect(answer.summaryText).not.toContainText("No documents used");
+  const live = ((await answer.summaryText.textContent()) ?? "").replace(/ · [\d.]+ s$/, "");
+  await answer.showSteps();
+  await expect(answer.step("retriever")).toContainText(/\d+ passages?/);
+  const liveNodes = await answer.steps.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-node") ?? ""));
+
+  await page.reload();
+  const reloaded = chat.lastAnswer();
+  await expect(reloaded.root).toHaveAttribute("data-state", "stopped");
+  await expect(reloaded.summaryText).toHaveText(new RegExp(`${said.source}$`));
+  expect(await reloaded.summaryText.textContent()).toBe(live); // the same words, without the time it took
+  await reloaded.showSteps();
+  await expect(reloaded.step("retriever")).toContainText(/\d+ passages?/);
+  expect(await reloaded.steps.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-node") ?? ""))).toEqual(
+    liveNodes,
+  );
+});
+
 test.describe("a run interrupted by a server restart", () => {
   test("shows its partial text marked interrupted, with Retry, which answers in the same thread", async ({ page }) => {
     const { chat, answer } = await askMidAnswer(page, 15);
@@ -242,6 +268,10 @@ test.describe("a run interrupted by a server restart", () => {
     await expect(interrupted.root).toHaveAttribute("data-state", "stopped");
     await expect(interrupted.stoppedNote).toContainText("Interrupted");
     expect(await interrupted.textLength()).toBeGreaterThan(0);
+    // The steps its logged status events showed are kept: the search had ended, no sources were listed.
+    await expect(interrupted.summaryText).toHaveText(
+      /^▸\s*Interrupted before sources were listed · \d+ passages? found$/,
+    );
     await interrupted.retryButton.click();
     const retried = await chat.waitForAnswerDone();
     await expect(retried.text).toContainText("According to the documents");

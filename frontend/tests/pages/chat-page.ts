@@ -122,6 +122,8 @@ export class AnswerView {
   readonly liveLine: Locator;
   /** An ended turn's summary ("3 passages from 2 documents · 6.2 s"): a button that shows and hides its steps. */
   readonly summary: Locator;
+  /** The summary's text, whether or not it has steps to show (a button then, plain text otherwise). */
+  readonly summaryText: Locator;
   readonly citations: Locator;
   readonly sourcesButton: Locator;
   readonly sourcesPanel: Locator;
@@ -140,6 +142,7 @@ export class AnswerView {
     this.statusLine = root.locator(".status-line");
     this.liveLine = root.locator(".status[data-running] .status-current");
     this.summary = root.locator(".status-toggle");
+    this.summaryText = root.locator(".status-summary");
     this.citations = root.locator("button.cite-marker");
     this.sourcesButton = root.getByRole("button", { name: /Sources \(\d+\)|Hide sources/ });
     this.sourcesPanel = root.getByRole("region", { name: "Sources" });

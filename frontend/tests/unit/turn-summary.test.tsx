@@ -1,9 +1,9 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { StatusTimeline } from "@/components/status-timeline";
-import type { StatusStep } from "@/lib/chat-turn";
+import { type StatusStep, applyStatus } from "@/lib/chat-turn";
 import { liveLabel, sourcesPhrase, storedSteps, summaryLine } from "@/lib/turn-summary";
-import type { Source } from "@/lib/types";
+import type { Source, StatusEvent, Triage } from "@/lib/types";
 
 const step = (node: string, label: string, endedAt?: number): StatusStep => ({
   node,
@@ -51,11 +51,72 @@ describe("the live line", () => {
 describe("the summary of an ended turn", () => {
   it("counts passages and distinct documents", () => {
     const sources = [source("S1", "a.md"), source("S2", "b.pdf"), source("S3", "a.md")];
-    expect(sourcesPhrase(sources)).toBe("3 passages from 2 documents");
-    expect(sourcesPhrase([source("S1", "a.md")])).toBe("1 passage from 1 document");
-    expect(sourcesPhrase([])).toBe("No documents used");
-    expect(summaryLine(sources, "6.2 s")).toBe("3 passages from 2 documents · 6.2 s");
-    expect(summaryLine(undefined)).toBe("No documents used");
+    expect(sourcesPhrase({ sources, steps: [] })).toBe("3 passages from 2 documents");
+    expect(sourcesPhrase({ sources: [source("S1", "a.md")], steps: [] })).toBe("1 passage from 1 document");
+    expect(sourcesPhrase({ sources: [], steps: [] })).toBe("No documents used");
+    expect(summaryLine({ sources, steps: [] }, "6.2 s")).toBe("3 passages from 2 documents · 6.2 s");
+    expect(summaryLine({ steps: [] })).toBe("No documents used");
+  });
+
+  it("says an answer from the FAQ came from there, naming the FAQ entry's documents", () => {
+    const faq = (sources: string[]): Triage => ({
+      route: "faq",
+      skip_llm: true,
+      early_response: "",
+      triage_log: [],
+      faq: { id: "notice-period", matched: "What is the notice period?", score: 1, sources },
+    });
+    const steps = storedSteps(["triage_faq: Answered from the FAQ (notice-period)"]);
+    expect(summaryLine({ steps, triage: faq(["employee-handbook.md"]) }, "0.3 s")).toBe(
+      "Answered from the FAQ · employee-handbook.md · 0.3 s",
+    );
+    expect(sourcesPhrase({ steps, triage: faq(["a.md", "b.pdf"]) })).toBe("Answered from the FAQ · a.md, b.pdf");
+    expect(sourcesPhrase({ steps, triage: faq([]) })).toBe("Answered from the FAQ");
+    const smallTalk = { route: "greeting", skip_llm: true, early_response: "Hi!", triage_log: [] };
+    expect(sourcesPhrase({ steps: [], triage: smallTalk })).toBe("No documents used");
+  });
+
+  /** The steps a live page folds from these status events, and those a reload reads back from the stored lines. */
+  const live = (events: StatusEvent[]) => events.reduce((steps, ev) => applyStatus(steps, ev, 1), [] as StatusStep[]);
+  const searched: StatusEvent[] = [
+    { node: "router", phase: "start", label: "Understanding question…", detail: null },
+    { node: "router", phase: "end", label: "Understanding question", detail: "rag" },
+    { node: "retriever", phase: "start", label: "Searching documents…", detail: null },
+    { node: "retriever", phase: "end", label: "Searching documents", detail: "8 passages" },
+    { node: "generator", phase: "start", label: "Writing answer…", detail: null },
+  ];
+  const reloaded = storedSteps([
+    "router: Understanding question (rag)",
+    "retriever: Searching documents (8 passages)",
+    "generator: Writing answer",
+  ]);
+
+  it("says a stopped answer ended before its sources were listed and what the search had found, live and reloaded", () => {
+    expect(summaryLine({ steps: live(searched), sources: [], cut: "stopped" }, "2.1 s")).toBe(
+      "Stopped before sources were listed · 8 passages found · 2.1 s",
+    );
+    expect(summaryLine({ steps: reloaded, cut: "stopped" })).toBe(
+      "Stopped before sources were listed · 8 passages found",
+    );
+    expect(sourcesPhrase({ steps: reloaded, cut: "interrupted" })).toBe(
+      "Interrupted before sources were listed · 8 passages found",
+    );
+    const one = storedSteps(["retriever: Searching documents (1 passages; dropped 1 passage(s) that give …: x.md)"]);
+    expect(sourcesPhrase({ steps: one, cut: "stopped" })).toBe("Stopped before sources were listed · 1 passage found");
+  });
+
+  it("says how far a stopped answer got when the search had not ended, found nothing, or never ran", () => {
+    const searching = live(searched.slice(0, 3));
+    expect(sourcesPhrase({ steps: searching, cut: "stopped" })).toBe("Stopped while searching documents");
+    expect(sourcesPhrase({ steps: storedSteps(["retriever: Searching a.md"]), cut: "stopped" })).toBe(
+      "Stopped while searching documents",
+    );
+    const nothing = storedSteps(["retriever: Searching documents (0 passages)"]);
+    expect(sourcesPhrase({ steps: nothing, cut: "stopped" })).toBe("Stopped · the search found no passages");
+    const chat = storedSteps(["router: Understanding question (chat: small talk)", "generator: Writing answer"]);
+    expect(sourcesPhrase({ steps: chat, cut: "stopped" })).toBe("Stopped · no documents searched");
+    // nothing known of its steps (stored before they were kept, or stopped before the first one)
+    expect(sourcesPhrase({ steps: [], cut: "stopped" })).toBe("Stopped before sources were listed");
   });
 
   it("is a collapsed disclosure button: the steps are not shown until it is pressed", () => {
