@@ -35,7 +35,9 @@ from backend.guardrails import (
     score_injection,
     score_toxicity,
 )
+from backend.guardrails.caseless import Caseless, fold
 from backend.guardrails.classifier import judged_by_embedding
+from backend.guardrails.injection_patterns import all_patterns
 from backend.rag.chunking import chunk_sections
 from backend.rag.loaders import Section, load_document
 from backend.settings import Settings
@@ -251,6 +253,28 @@ def timed(fn: Callable[[object], object], inputs: Iterable[object], repeat: int 
     return {"p50": percentile(per_input, 50), "p95": percentile(per_input, 95), "n": len(per_input)}
 
 
+def rules_side_by_side(chunks: list[str]) -> dict[str, dict[str, float | None]]:
+    """Every rule pattern over full-size chunks, as re.IGNORECASE reads it and as the product does (folded text,
+    literal gates: caseless.py), in one run; the answers must be the same."""
+    patterns = all_patterns()
+    plain = [re.compile(p, re.IGNORECASE | re.MULTILINE) for p in patterns]
+    gated = [Caseless(p) for p in patterns]
+
+    def read_plain(chunk: object) -> list[bool]:
+        return [r.search(str(chunk)) is not None for r in plain]
+
+    def read_gated(chunk: object) -> list[bool]:
+        folded = fold(str(chunk))
+        return [r.found(str(chunk), folded) for r in gated]
+
+    if any(read_plain(c) != read_gated(c) for c in chunks):
+        raise AssertionError("the folded, gated rules answered differently from re.IGNORECASE")
+    return {
+        f"  all {len(patterns)} rule patterns, full-size chunks, re.IGNORECASE": timed(read_plain, chunks),
+        "  the same, folded text and literal gates (the product)": timed(read_gated, chunks),
+    }
+
+
 def synthetic_answers(benign: list[str]) -> list[tuple[str, str, str]]:
     """(answer, source text, question) triples quoting the corpus, with a trailing question to strip."""
     out = []
@@ -289,6 +313,7 @@ def bench_latency(datasets: Path, benign: list[str], embed: Callable | None) -> 
         f"  full-size chunks (the SQuAD article, median {median(map(len, full)):.0f} chars)": timed(
             lambda c: score_injection(c, "document"), full
         ),
+        **rules_side_by_side(full),
         "triage_intent: classify_intent": timed(lambda q: classify_intent(q), benign),
         "triage_faq: match_faq": timed(lambda q: match_faq(q, faq), benign),
         "validate_tone: check_tone": timed(lambda a: check_tone(a[0], a[2]), answers),

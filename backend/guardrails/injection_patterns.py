@@ -488,6 +488,16 @@ LANGUAGE_SWITCH: tuple[tuple[str, ...], ...] = (
     (OUT_REF, rf"\b(in|into|to) {LANGUAGES}\b"),
     (rf"\b(reply|respond|answer|write)\b[^.!?\n]{{0,15}}\bin {LANGUAGES}\b",),
 )
+
+
+def all_patterns() -> list[str]:
+    """Every rule and cue pattern of the tables above (for tests and the bench)."""
+    return (
+        [p for _, _, _, p in TEXT_RULES + MULTILINGUAL_RULES]
+        + [p for *_, p in SCRIPT_RULES]
+        + [c for _, _, cues in SENTENCE_RULES for c in cues]
+        + [c for cues in LANGUAGE_SWITCH for c in cues]
+    )
 # A request addressed to an assistant: suspicious inside a document when it is off-topic there.
 TASK_REQUEST = rx(
     r"^\W*(please |kindly )?((can|could|would|will) you\b|(help|show|tell|give|teach) me\b|(how|what|who|where|when|"

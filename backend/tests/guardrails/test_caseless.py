@@ -5,13 +5,7 @@ import re
 import pytest
 
 from backend.guardrails.caseless import Caseless, fold, required_factors, top_alternatives
-from backend.guardrails.injection_patterns import (
-    LANGUAGE_SWITCH,
-    MULTILINGUAL_RULES,
-    SCRIPT_RULES,
-    SENTENCE_RULES,
-    TEXT_RULES,
-)
+from backend.guardrails.injection_patterns import all_patterns
 from backend.tests.guardrails.test_injection import (
     ATTACKS,
     BENIGN,
@@ -19,12 +13,7 @@ from backend.tests.guardrails.test_injection import (
     RULE_ATTACKS,
 )
 
-PATTERNS = (
-    [p for _, _, _, p in TEXT_RULES + MULTILINGUAL_RULES]
-    + [p for *_, p in SCRIPT_RULES]
-    + [c for _, _, cues in SENTENCE_RULES for c in cues]
-    + [c for cues in LANGUAGE_SWITCH for c in cues]
-)
+PATTERNS = all_patterns()
 
 
 def test_required_factors_are_the_words_every_match_contains() -> None:
