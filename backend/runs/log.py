@@ -20,8 +20,6 @@ from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 
 from backend.clock import now
-from backend.contract.events import StatusEvent
-from backend.graph.report import steps_said
 from backend.store.database import Conn, Database
 from backend.store.run_tables import create_tables
 
@@ -139,8 +137,8 @@ class RunLog:
         return await self.db.write(lambda c: c.execute(sql, args).rowcount > 0)
 
     async def unfinished(self, dead_only: bool = False) -> list[dict]:
-        """Runs still `running` that no live replica runs, each with the text its token events carried and the
-        steps its status events showed.
+        """Runs still `running` that no live replica runs, each with the text its token events carried and its
+        status events as stored (`statuses`, JSON).
 
         dead_only=False (start-up on SQLite files, which one server uses): every run of another replica.
         dead_only=True (Postgres, shared by replicas): only the runs of replicas whose heartbeat stopped.
@@ -157,9 +155,7 @@ class RunLog:
         for run in runs:
             events = await self.events(run["run_id"])
             run["answer"] = "".join(json.loads(data)["text"] for _, name, data in events if name == "token")
-            run["steps"] = steps_said(
-                StatusEvent.model_validate_json(data) for _, name, data in events if name == "status"
-            )
+            run["statuses"] = [data for _, name, data in events if name == "status"]
             run["last_event_id"] = max((seq for seq, _, _ in events), default=0)
         return runs
 

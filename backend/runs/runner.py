@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from langgraph.graph.state import CompiledStateGraph
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from backend.clock import now
 from backend.contract.events import (
@@ -89,6 +89,18 @@ class TurnSpec:
 def partial_answer(events: list[BaseModel]) -> str:
     """The answer text a run streamed so far."""
     return "".join(e.text for e in events if isinstance(e, TokenEvent))
+
+
+def logged_steps(statuses: list[str]) -> list[str]:
+    """The step lines of an interrupted run, from its logged status events; an event that no longer reads (a
+    newer replica's, a damaged row) is skipped, so one row cannot stop the recovery of every run."""
+    events = []
+    for data in statuses:
+        try:
+            events.append(StatusEvent.model_validate_json(data))
+        except ValidationError:
+            log.warning("skipped a logged status event that does not read: %.200s", data)
+    return steps_said(events)
 
 
 def unfinished_record(
@@ -373,7 +385,7 @@ class TurnRunner:
             if not await self.runlog.claim(row):
                 continue  # another replica is taking care of it
             run = LiveRun(row["run_id"], row["thread_id"], row["question"], row["created_at"])
-            if not await self._keep_unfinished(run, "interrupted", row["answer"], row["steps"]):
+            if not await self._keep_unfinished(run, "interrupted", row["answer"], logged_steps(row["statuses"])):
                 await self.runlog.finish(run.run_id, "completed", row["last_event_id"], now())  # it was stored
                 continue
             seq = row["last_event_id"] + 1

@@ -4,6 +4,7 @@ import asyncio
 
 from backend.contract.events import StatusEvent
 from backend.runs.log import BATCH_SECONDS, RunLog
+from backend.runs.runner import logged_steps
 
 
 async def test_events_reach_the_file_in_batches_and_finish_writes_the_rest_with_the_status(database):
@@ -38,7 +39,7 @@ async def test_unfinished_runs_carry_their_logged_text_and_pruning_keeps_them_an
         assert await log.run("new") is not None and await log.run("live") is not None
 
 
-async def test_an_unfinished_run_carries_the_steps_its_status_events_showed(database):
+async def test_an_unfinished_run_carries_its_status_events_as_stored(database):
     said = [
         StatusEvent(node="retriever", phase="start", label="Searching documents…"),
         StatusEvent(node="retriever", phase="end", label="Searching documents", detail="8 passages"),
@@ -52,8 +53,24 @@ async def test_an_unfinished_run_carries_the_steps_its_status_events_showed(data
         await log.flush()
         async with RunLog.open(database) as next_server:  # after a restart
             [run] = await next_server.unfinished()
-    assert run["steps"] == ["retriever: Searching documents (8 passages)", "generator: Writing answer"]
+    assert run["statuses"] == [event.model_dump_json() for event in said]
+    assert logged_steps(run["statuses"]) == ["retriever: Searching documents (8 passages)", "generator: Writing answer"]
     assert run["answer"] == "According"
+
+
+async def test_a_status_event_that_does_not_read_is_skipped_not_fatal_to_recovery(database):
+    """A row from a newer replica (a phase this one does not know) or a damaged one: the others still give steps,
+    and listing the unfinished runs does not fail."""
+    async with RunLog.open(database) as log:
+        await log.start("cut", "t", "q", "2026-01-01")
+        log.append("cut", 1, "status", '{"node": "retriever", "phase": "retry", "label": "x"}')
+        log.append("cut", 2, "status", "{not json")
+        ended = StatusEvent(node="retriever", phase="end", label="Searching documents", detail="2 passages")
+        log.append("cut", 3, "status", ended.model_dump_json())
+        await log.flush()
+        async with RunLog.open(database) as next_server:
+            [run] = await next_server.unfinished()
+    assert logged_steps(run["statuses"]) == ["retriever: Searching documents (2 passages)"]
 
 
 async def test_another_replica_takes_over_only_the_runs_of_a_replica_whose_heartbeat_stopped(database):
