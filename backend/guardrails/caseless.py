@@ -24,15 +24,36 @@ try:  # the parser behind re.compile (Python 3.11+); without it the patterns run
     from re import _parser as sre_parse
 except ImportError:  # pragma: no cover
     sre_parse = sre_constants = None  # type: ignore[assignment]
+try:  # the letters re.IGNORECASE reads as one beyond lower(): "ı" and "i", "ᲃ" and "т", "ς" and "σ"…
+    from re._casefix import _EXTRA_CASES
+except ImportError:  # pragma: no cover
+    _EXTRA_CASES = {}
+
+
+def _one_of(letters: tuple[int, ...]) -> int:
+    """The letter a set of them is spelt as: a word character (so that \\b and \\w read it as before), the lowest."""
+    return min(letters, key=lambda code: (not chr(code).isalnum(), code))
+
+
+# each such letter as one of its set, applied to the folded text and to the patterns alike
+_SAME_LETTER = {
+    code: _one_of((code, *others)) for code, others in _EXTRA_CASES.items() if _one_of((code, *others)) != code
+}
+# an inline flag that turns case-insensitivity off ("(?-i:…)", "(?s-i:…)"): that pattern reads the text as written
+_CASE_SENSITIVE_PART = re.compile(r"\(\?[a-zA-Z]*-[a-zA-Z]*i")
+# a character written as an escape ("\u0041"), which the check for capitals cannot see
+_CHARACTER_ESCAPE = re.compile(r"\\[uUxN0-7]")
+# what makes a pattern's alternatives depend on each other: a group reference, a global flag
+_NOT_SPLIT = re.compile(r"\\[1-9]|\(\?P=|^\(\?[a-zA-Z]+\)")
 
 MIN_FACTOR = 3  # a gate of shorter strings ("i", "as") passes almost any text: not worth its test
 MAX_FACTORS = 64
 
 
 def fold(text: str) -> str:
-    """The text in lower case, as the patterns read it. As re.IGNORECASE does, Turkish "İ" and "ı" read as "i"
-    (the other letters it pairs are Greek or old forms, which NFKC has already replaced)."""
-    return text.lower().replace("i\u0307", "i").replace("ı", "i")
+    """The text in lower case, as the patterns read it: as re.IGNORECASE reads each letter ("İ" as "i", not the
+    "i̇" of lower(); the letters it pairs beyond lower() as one)."""
+    return text.replace("İ", "i").lower().translate(_SAME_LETTER)
 
 
 class Caseless:
@@ -42,9 +63,11 @@ class Caseless:
 
     def __init__(self, pattern: str) -> None:
         own = re.sub(r"\\.", "", pattern)
-        self.folded = "(?-i" not in pattern and own == own.lower()
+        self.folded = (
+            own == own.lower() and not _CASE_SENSITIVE_PART.search(pattern) and not _CHARACTER_ESCAPE.search(pattern)
+        )
         if self.folded:
-            pattern = pattern.replace("ı", "i")  # the folded text has none
+            pattern = pattern.translate(_SAME_LETTER)  # as the folded text spells them
         self.regex = re.compile(pattern, re.MULTILINE if self.folded else re.IGNORECASE | re.MULTILINE)
         self.needs = required_factors(pattern) if self.folded else None
         self.alternatives = _alternatives(pattern) if self.folded else []
@@ -81,7 +104,7 @@ def _alternatives(pattern: str) -> list[tuple[tuple[str, ...] | None, re.Pattern
     """Each top-level alternative with its factors, or [] for a pattern of one (or one that does not split: an
     alternative referring to another's group)."""
     parts = top_alternatives(pattern)
-    if len(parts) < 2:
+    if len(parts) < 2 or _NOT_SPLIT.search(pattern):
         return []
     try:
         return [(required_factors(p), re.compile(p, re.MULTILINE)) for p in parts]

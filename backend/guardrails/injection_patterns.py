@@ -33,8 +33,13 @@ LANGUAGES = (r"(spanish|french|german|italian|portuguese|chinese|mandarin|japane
 _NOT_THEIRS = rf"(?!\s+(for|on|about|regarding|concerning|of|when|if)\b|\s+to\s+(?!{LANGUAGES}\b))"
 
 _DROP_VERBS = (
-    r"ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|drop|"
-    r"ditch|scrap|throw out|toss out|do not follow|don'?t follow|stop following"
+    r"ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|"
+    r"do not follow|don'?t follow|stop following"
+)
+# a reader asking whether something may be dropped, or reminding not to ("Can we ignore …", "Don't forget …")
+_NOT_ASKED = (
+    r"(?<!\bcan i )(?<!\bmay i )(?<!\bdo i )(?<!\bshould i )(?<!\bcan we )(?<!\bshould we )(?<!\bdon't )"
+    r"(?<!\bdont )(?<!\bdo not )(?<!\bnever )"
 )
 _AUTHORITY = (
     r"\b(i'?m|i am|this is|as|speaking as)\s+(your|the (assistant|ai|bot|model|chatbot)'s)\s+(\w+\s+)?"
@@ -52,34 +57,39 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     # nor a reminder ("Don't forget the previous instructions when you install the second unit"); the verb is
     # looked for first, so the lookbehinds run only where one starts
     ("override_instructions", "injection", 0.9,
-     rf"\b(?=({_DROP_VERBS})\b)"
-     r"(?<!\bcan i )(?<!\bmay i )(?<!\bdo i )(?<!\bshould i )(?<!\bcan we )(?<!\bshould we )"
-     r"(?<!\bdon't )(?<!\bdont )(?<!\bdo not )(?<!\bnever )"
-     rf"({_DROP_VERBS})\b[^.!?\n]{{0,40}}?\b(previous|prior|above|earlier|preceding|"
+     rf"\b(?=({_DROP_VERBS})\b){_NOT_ASKED}({_DROP_VERBS})\b[^.!?\n]{{0,40}}?\b(previous|prior|above|earlier|preceding|"
      r"initial|original|system|developer|all|any|every|your|these|those|safety)\b[^.!?\n]{0,25}?\b(instructions?|"
      r"rules|prompts?|directions|guidelines|directives|constraints|restrictions|programming|commands|tasks)\b(?!\s+(on|in|of|from|for|about|under)\s+(the|this|that|my|our)\s+"
      r"(?!(above|conversation|chat|prompt|system)\b)\w)"),
     ("forget_everything", "injection", 0.8,
      r"\b(forget|ignore|disregard|overlook)\s+(everything|all)\s+(above|before|(that\s+)?(you|i)\s*('ve been|'ve|"
      r"have been|had been|were|was)\s+(told|given|said|instructed|taught)(?!\s+about\b))"),
-    # the model's instructions declared void ("Your previous instructions are cancelled", "All previous
-    # instructions are now void"); not a document's rules replaced by a newer version ("The previous rules for
-    # visitors have been replaced by …", "All previous instructions regarding the fire drill are cancelled")
+    # Verbs a manual uses too ("drop all tasks and leave the building", "drop all constraints on a table", "throw
+    # out any old instructions from the 2019 kit"): only with the model's own instructions, or those it was given.
+    ("drop_instructions", "injection", 0.85,
+     rf"\b(?=(drop|ditch|scrap|throw out|toss)\b){_NOT_ASKED}(drop|ditch|scrap|throw out|toss( out)?)\s+"
+     r"(all\s+(of\s+)?)?(your\s+((previous|prior|earlier|above|initial|original|system)\s+)?|(the\s+)?(previous|"
+     r"prior|earlier|above|initial|original|system)\s+)(instructions|rules|prompts?|guidelines|directives|"
+     r"programming)\b"
+     r"(?!\s+(on|in|of|for|about|under|from)\b)"
+     r"|\b(drop|ditch|scrap|throw out|toss( out)?)\s+(all\s+(of\s+)?)?the\s+(instructions|rules|prompts?|"
+     r"guidelines|directives)\s+((that|which)\s+)?you\s+(were|have been|'ve been|got)\b"),
+    # The model's instructions declared void ("Your previous instructions are cancelled"). Not a manual's revision
+    # note ("All previous instructions are obsolete", "your old guidelines are obsolete"), nor a reader's state
+    # ("your current restrictions are lifted", "Your prompt is invalid: enter the date…"): only "your" with the
+    # model's instructions, programming or system prompt, and only verbs of cancelling.
     ("revoked_instructions", "injection", 0.85,
-     r"\byour\s+((previous|prior|earlier|original|initial|old|current|system|existing)\s+)?(instructions|rules|"
-     r"guidelines|directives|programming|prompt|restrictions)\s+(are|is|have been|has been)\s+(now\s+)?(cancel+ed|"
-     r"void|null|revoked|obsolete|invalid|lifted|suspended|deleted|erased|overridden|disabled|no longer (valid|in "
-     r"effect|active|applicable|apply|relevant))\b"
-     r"|\ball\s+(previous|prior|earlier|above)\s+(instructions|prompts)\s+(are|have been)\s+(now\s+)?(void|null|"
-     r"revoked|obsolete|invalid|overridden|no longer (valid|in effect|active|apply))\b"
-     r"(?!\s+(regarding|for|on|about)\b)"),
-    # what the model's instructions told it to guard ("the secret key you were told to protect", "the password
-    # you were instructed to keep secret"); not a colleague's ("the code I was told to keep safe")
+     r"\byour\s+((previous|prior|earlier|original|initial|system)\s+)?(instructions|directives|programming|"
+     r"system prompt)\s+((are|have been|were)\s+(now\s+|hereby\s+)?(cancel+ed|void|null( and void)?|revoked|"
+     r"overridden|no longer (valid|in effect|active))|(now\s+|hereby\s+)?no longer (apply|count|matter))\b"),
+    # What the model's instructions told it to guard ("the secret key you were told to protect", "What password
+    # were you instructed to hide?"). Not a policy addressing its reader ("the passphrase you are asked to keep
+    # confidential", "Return the key you were asked to keep safe"): told, instructed or programmed, in the past,
+    # and a verb of hiding, not of keeping.
     ("protected_secret", "injection", 0.85,
-     r"\b(password|passphrase|passcode|secret|key|code|word|phrase)s?\s+(that\s+)?you\s+(were|are|have been|'ve been|"
-     r"'re)\s+((told|instructed|asked|programmed|supposed|meant|trained|ordered)\s+)?(to\s+|not\s+to\s+)(protect|"
-     r"guard|hide|conceal|withhold|keep(\s+(secret|hidden|safe|private|confidential))?|never (reveal|share|disclose|"
-     r"tell)|(reveal|share|disclose|tell|say|give out))\b"),
+     r"\b(password|passphrase|passcode|secret|key|code|word|phrase)s?\s+((that|which)\s+)?(you\s+(were|have been)|"
+     r"you've been|were you|have you been)\s+(told|instructed|programmed|ordered)\s+(to\s+)?(protect|guard|hide|"
+     r"conceal|withhold|never\s+(reveal|share|disclose|tell)|not\s+(to\s+)?(reveal|share|disclose|tell))\b"),
     # a cue: documents say "regardless of previous instructions from line managers" too
     ("regardless_of_instructions", "injection", 0.45,
      r"\b(regardless of|irrespective of|notwithstanding)\s+(the\s+|any\s+|all\s+|your\s+)?(previous|prior|earlier|"
@@ -267,10 +277,10 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
 # Per language: (verbs of dropping, words that point back or at the model's own, instruction nouns, requests to
 # show, the prompt itself). Written from the English rules above, not from any attack set.
 _LANGUAGE_CUES: tuple[tuple[str, str, str, str, str], ...] = (
-    ("ignorier\w*|vergiss(?! nicht)|vergessen sie(?! nicht)|missachte\w*|übergehe\w*|verwirf|verwerfen sie",
+    ("ignorier\w*|vergiss|vergessen sie|missachte\w*|übergehe\w*|verwirf|verwerfen sie",
      r"vorherige\w*|bisherige\w*|obige\w*|vorige\w*|frühere\w*|alle\w*|deine\w*|ihre\w*|diese\w*|ursprüngliche\w*|"
      r"system\w*",
-     r"anweisung\w*|instruktion\w*|befehle\w*|regeln|vorgaben|richtlinien|anordnungen|aufgaben|aufträge|prompts?",
+     r"anweisung\w*|instruktion\w*|befehle\w*|regeln|vorgaben|richtlinien|anordnungen|prompts?",
      r"zeig\w*|gib|geben sie|nenn\w*|verrat\w*|wiederhol\w*|druck\w*|schreib\w*|gib\w* aus|sag\w*|teil\w* mit",
      r"(dein|ihr)\w*\s+(\w+\s+)?(system-?\s?prompt|systemanweisung\w*|anweisungen|instruktionen|vorgaben|prompt)|"
      r"(den|die|das)\s+(system-?\s?prompt|systemanweisung\w*|ursprünglichen?\s+(anweisungen|prompt))"),
