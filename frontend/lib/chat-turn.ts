@@ -105,9 +105,11 @@ export function applyChatEvent(m: ChatMessage, ev: ChatEvent, now: number): Chat
       };
     case "error":
       return { ...m, state: "error", endedAt: now, error: ev.data };
-    case "stopped":
-      // The server stopped the run: the partial answer it kept is the text to show.
-      return { ...m, content: ev.data.answer, state: "stopped", endedAt: now, steps: closeSteps(m.steps, now) };
+    case "stopped": {
+      // The server stopped the run (or a restart interrupted it): the partial answer it kept is the text to show.
+      const ended = { ...m, content: ev.data.answer, state: "stopped" as const, endedAt: now };
+      return { ...ended, steps: closeSteps(m.steps, now), interrupted: ev.data.status === "interrupted" };
+    }
     default:
       return m;
   }

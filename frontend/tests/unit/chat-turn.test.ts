@@ -88,6 +88,13 @@ describe("applyChatEvent", () => {
     expect(m.state).toBe("streaming");
   });
 
+  it("marks a turn a restart interrupted as interrupted, one stopped by the user as not", () => {
+    const cut = (status: "stopped" | "interrupted") =>
+      applyChatEvent(streaming, { event: "stopped", data: { run_id: "r1", status, answer: "Partial" } }, 4);
+    expect(cut("interrupted")).toMatchObject({ state: "stopped", content: "Partial", interrupted: true });
+    expect(cut("stopped")).toMatchObject({ state: "stopped", content: "Partial", interrupted: false });
+  });
+
   it("records an error event", () => {
     const m = applyChatEvent(streaming, { event: "error", data: { code: "model_error", message: "boom" } }, 9);
     expect(m).toMatchObject({ state: "error", error: { code: "model_error", message: "boom" }, endedAt: 9 });
