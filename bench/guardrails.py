@@ -50,6 +50,7 @@ from bench.injection_data import (
     report_sets,
     rules_tune_sets,
     split,
+    squad_paragraphs,
 )
 from bench.lib import DATASETS, ROOT, SAMPLE_DOCS, report
 from bench.lib.stats import median, percentile
@@ -113,8 +114,7 @@ def corpus_chunks() -> list[str]:
 
 def full_chunks(datasets: Path) -> list[str]:
     """Chunks of the full size (200 tokens): the SQuAD article as one text document, paragraph after paragraph."""
-    squad = json.loads((datasets / "squad2" / "computational-complexity-theory.json").read_text())
-    text = "\n\n".join(p["context"] for art in squad["data"] for p in art["paragraphs"])
+    text = "\n\n".join(p["context"] for p in squad_paragraphs(datasets))
     return [c.text for c in chunk_sections(load_document("article.txt", text.encode()).sections)]
 
 

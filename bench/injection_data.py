@@ -118,13 +118,18 @@ def rules_tune_sets() -> list[LabelledSet]:
     ]  # fmt: skip
 
 
+def squad_paragraphs(datasets: Path = DATASETS) -> list[dict]:
+    """The paragraphs of the shared SQuAD 2.0 article, each with its context and questions."""
+    squad = json.loads((datasets / "squad2" / "computational-complexity-theory.json").read_text())
+    return [p for art in squad["data"] for p in art["paragraphs"]]
+
+
 def report_sets(datasets: Path = DATASETS) -> list[LabelledSet]:
     """Held-out sources: measured, never fitted or tuned on."""
-    squad = json.loads((datasets / "squad2" / "computational-complexity-theory.json").read_text())
-    questions = [qa["question"] for art in squad["data"] for p in art["paragraphs"] for qa in p["qas"]]
+    paragraphs = squad_paragraphs(datasets)
+    questions = [qa["question"] for p in paragraphs for qa in p["qas"]]
     benign = [q for q in (ROOT / "data" / "benign_questions.txt").read_text().splitlines() if q.strip()]
-    pasted = [f"{p['context']}\n\n{qa['question']}" for art in squad["data"] for p in art["paragraphs"]
-              for qa in p["qas"][:2]]  # fmt: skip
+    pasted = [f"{p['context']}\n\n{qa['question']}" for p in paragraphs for qa in p["qas"][:2]]
     return [
         LabelledSet("In-the-wild jailbreaks (Shen et al.)", 1, jsonl("inthewild_jailbreaks.jsonl.gz")),
         LabelledSet("JailbreakBench PAIR prompts", 1, jsonl("jbb_pair.jsonl.gz")),

@@ -72,32 +72,34 @@ class Caseless:
         self.needs = required_factors(pattern) if self.folded else None
         self.alternatives = _alternatives(pattern) if self.folded else []
 
-    def _may_match(self, folded: str) -> bool:
-        return self.needs is None or any(n in folded for n in self.needs)
+    def _subject(self, text: str, folded: str) -> str | None:
+        """The text this pattern reads, or None when its gate shows it cannot match."""
+        if not self.folded:
+            return text
+        return folded if _passes(self.needs, folded) else None
 
     def found(self, text: str, folded: str) -> bool:
         """Whether the pattern matches somewhere (the same answer as search, sooner)."""
         if not self.alternatives:
             return self.search(text, folded) is not None
-        return any(
-            (needs is None or any(n in folded for n in needs)) and regex.search(folded) is not None
-            for needs, regex in self.alternatives
-        )
+        return any(_passes(needs, folded) and regex.search(folded) is not None for needs, regex in self.alternatives)
 
     def search(self, text: str, folded: str) -> re.Match[str] | None:
-        if not self.folded:
-            return self.regex.search(text)
-        return self.regex.search(folded) if self._may_match(folded) else None
+        subject = self._subject(text, folded)
+        return None if subject is None else self.regex.search(subject)
 
     def match(self, text: str, folded: str) -> re.Match[str] | None:
-        if not self.folded:
-            return self.regex.match(text)
-        return self.regex.match(folded) if self._may_match(folded) else None
+        subject = self._subject(text, folded)
+        return None if subject is None else self.regex.match(subject)
 
     def finditer(self, text: str, folded: str) -> Iterator[re.Match[str]]:
-        if not self.folded:
-            return self.regex.finditer(text)
-        return self.regex.finditer(folded) if self._may_match(folded) else iter(())
+        subject = self._subject(text, folded)
+        return iter(()) if subject is None else self.regex.finditer(subject)
+
+
+def _passes(needs: tuple[str, ...] | None, folded: str) -> bool:
+    """Whether the folded text holds one of a pattern's factors (always, for a pattern without them)."""
+    return needs is None or any(n in folded for n in needs)
 
 
 def _alternatives(pattern: str) -> list[tuple[tuple[str, ...] | None, re.Pattern[str]]]:

@@ -112,9 +112,9 @@ def _scan(normal: str, source: Source, hits: dict[str, _Hit]) -> None:
     """The rules over the whole text and per sentence, kept in hits by rule."""
     for name, weight, kind in _text_hits(normal, fold(normal)):
         _keep(hits, name, _Hit(weight, kind, (name,)))
-    sentences = [s for s in _SENTENCE_SPLIT.split(normal) if s.strip()]
-    for sentence in sentences:
-        _keep(hits, "sentence", _sentence_hit(sentence, source))
+    sentences = [(s, fold(s)) for s in _SENTENCE_SPLIT.split(normal) if s.strip()]
+    for sentence, folded in sentences:
+        _keep(hits, "sentence", _sentence_hit(sentence, folded, source))
     if source == "document" and _offtopic_task(sentences):
         _keep(hits, "task", _Hit(0.55, "injection", ("offtopic_task_in_document",)))
 
@@ -153,9 +153,8 @@ def _text_hits(text: str, folded: str) -> list[tuple[str, float, Kind]]:
     return hits
 
 
-def _sentence_hit(sentence: str, source: Source) -> _Hit | None:
-    """Rules that need several cues inside one sentence, combined by noisy-OR into one hit."""
-    folded = fold(sentence)
+def _sentence_hit(sentence: str, folded: str, source: Source) -> _Hit | None:
+    """Rules that need several cues inside one sentence (and its folded copy), combined by noisy-OR into one hit."""
     fired = [(n, w) for n, w, cues in _SENTENCE_RULES if all(p.found(sentence, folded) for p in cues)]
     if any(all(p.found(sentence, folded) for p in cues) for cues in _LANGUAGE_SWITCH):
         fired.append(("output_language_switch", 0.75 if source == "document" else 0.3))
@@ -164,13 +163,15 @@ def _sentence_hit(sentence: str, source: Source) -> _Hit | None:
     return _Hit(_noisy_or(w for _, w in fired), "injection", tuple(n for n, _ in fired))
 
 
-def _offtopic_task(sentences: list[str]) -> bool:
-    """True when a document holds a request to an assistant sharing almost no content words with the rest."""
-    for i, sentence in enumerate(sentences):
-        if not TASK_REQUEST.search(sentence, fold(sentence)):
+def _offtopic_task(sentences: list[tuple[str, str]]) -> bool:
+    """True when a document holds a request to an assistant sharing almost no content words with the rest
+    (sentences: each with its folded copy)."""
+    plain = [sentence for sentence, _ in sentences]
+    for i, (sentence, folded) in enumerate(sentences):
+        if not TASK_REQUEST.search(sentence, folded):
             continue
         words = content_words(sentence)
-        rest = content_words(" ".join(sentences[:i] + sentences[i + 1 :]))
+        rest = content_words(" ".join(plain[:i] + plain[i + 1 :]))
         if rest and len(words & rest) <= 0.15 * max(1, len(words)):
             return True
     return False

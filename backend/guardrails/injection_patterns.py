@@ -36,6 +36,8 @@ _DROP_VERBS = (
     r"ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|set aside|pay no attention to|"
     r"do not follow|don'?t follow|stop following"
 )
+# verbs a manual uses too ("drop all tasks"): only with the model's instructions (drop_instructions)
+_DISCARD_VERBS = r"drop|ditch|scrap|throw out|toss( out)?"
 # a reader asking whether something may be dropped, or reminding not to ("Can we ignore …", "Don't forget …")
 _NOT_ASKED = (
     r"(?<!\bcan i )(?<!\bmay i )(?<!\bdo i )(?<!\bshould i )(?<!\bcan we )(?<!\bshould we )(?<!\bdon't )"
@@ -67,12 +69,12 @@ TEXT_RULES: tuple[tuple[str, Kind, float, str], ...] = (
     # Verbs a manual uses too ("drop all tasks and leave the building", "drop all constraints on a table", "throw
     # out any old instructions from the 2019 kit"): only with the model's own instructions, or those it was given.
     ("drop_instructions", "injection", 0.85,
-     rf"\b(?=(drop|ditch|scrap|throw out|toss)\b){_NOT_ASKED}(drop|ditch|scrap|throw out|toss( out)?)\s+"
+     rf"\b(?=({_DISCARD_VERBS})\b){_NOT_ASKED}({_DISCARD_VERBS})\s+"
      r"(all\s+(of\s+)?)?(your\s+((previous|prior|earlier|above|initial|original|system)\s+)?|(the\s+)?(previous|"
      r"prior|earlier|above|initial|original|system)\s+)(instructions|rules|prompts?|guidelines|directives|"
      r"programming)\b"
      r"(?!\s+(on|in|of|for|about|under|from)\b)"
-     r"|\b(drop|ditch|scrap|throw out|toss( out)?)\s+(all\s+(of\s+)?)?the\s+(instructions|rules|prompts?|"
+     rf"|\b({_DISCARD_VERBS})\s+(all\s+(of\s+)?)?the\s+(instructions|rules|prompts?|"
      r"guidelines|directives)\s+((that|which)\s+)?you\s+(were|have been|'ve been|got)\b"),
     # The model's instructions declared void ("Your previous instructions are cancelled"). Not a manual's revision
     # note ("All previous instructions are obsolete", "your old guidelines are obsolete"), nor a reader's state
