@@ -12,6 +12,7 @@ from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
 from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
 from backend.contract.text import title_from
+from backend.contract.types import Triage
 from backend.memory.export import thread_markdown
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
@@ -79,10 +80,23 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
 
 
 async def _visible_turns(services: Services, thread_id: str, principal: Principal) -> list[dict]:
-    """The thread's turns with each citation to a document the reader may no longer read withheld."""
+    """The thread's turns with each citation to a document the reader may no longer read withheld, and the names
+    of such documents left out of an FAQ answer's sources (the FAQ named them when the reader could read them)."""
     readable = await readable_documents(services, principal)
     turns = await services.conversations.turns(thread_id)
-    return [{**t, "sources": visible_sources(t["sources"] or [], readable)} for t in turns]
+    names = None if readable is None else set(await services.knowledge.retriever.scoped(readable).document_names())
+    return [
+        {**t, "sources": visible_sources(t["sources"] or [], readable), "triage": _visible_faq(t["triage"], names)}
+        for t in turns
+    ]
+
+
+def _visible_faq(triage: Triage | None, names: set[str] | None) -> Triage | None:
+    """The turn's triage with its FAQ sources cut to the documents the reader may read (None: all)."""
+    faq = (triage or {}).get("faq")
+    if triage is None or faq is None or names is None:
+        return triage
+    return {**triage, "faq": {**faq, "sources": [s for s in faq["sources"] if s in names]}}
 
 
 EXPORT_FORMATS = {

@@ -267,3 +267,40 @@ async def test_health_counts_only_what_the_asker_may_read_and_nothing_for_strang
             body = (await client.get("/api/health")).json()
             counts[who] = (body["documents"], body["chunks"] > 0)
     assert counts == {"ann": (1, True), "bob": (1, True), "stranger": (0, False)}
+
+
+async def test_a_reloaded_faq_answer_no_longer_names_a_document_its_reader_lost(tmp_path):
+    faq = tmp_path / "faq.yaml"
+    faq.write_text(
+        '- id: keeper-salary\n  questions: ["What does the chief lighthouse keeper earn?"]\n'
+        "  answer: The chief lighthouse keeper earns 91,000 crowns a year.\n  sources: [minutes.md, boats.md]\n"
+    )
+    application = create_app(fake_settings(tmp_path / "data", auth="local", faq_path=faq))
+    async with LifespanManager(application), client_of(application) as ann_client, client_of(application) as bob_c:
+        ann, bob = await _people(application, ann_client, bob_c)
+        group = (await ann_client.post("/api/groups", json={"name": "Board"}, headers=ann.headers())).json()
+        board = (
+            await ann_client.post("/api/collections", json={"name": "Minutes", "kind": "group"}, headers=ann.headers())
+        ).json()
+        team = (await ann_client.post("/api/collections", json={"name": "All"}, headers=ann.headers())).json()
+        member = f"/api/groups/{group['id']}/members/{bob.user['id']}"
+        share = f"/api/collections/{board['id']}/groups/{group['id']}"
+        assert (await ann_client.put(member, headers=ann.headers())).status_code == 204
+        assert (await ann_client.put(share, json={"access": "read"}, headers=ann.headers())).status_code == 204
+        assert (await upload(ann, "minutes.md", SECRET, board["id"])).status_code == 202
+        assert (await upload(ann, "boats.md", PUBLIC, team["id"])).status_code == 202
+        await application.state.services.knowledge.drain()
+        body = {"message": "What does the chief lighthouse keeper earn?"}
+        asked = (await bob_c.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert asked["triage"]["faq"]["sources"] == ["minutes.md", "boats.md"]
+        thread = f"/api/threads/{asked['thread_id']}"
+        before = (await bob_c.get(thread, headers=bob.headers())).json()["messages"][1]["triage"]["faq"]
+        assert before["sources"] == ["minutes.md", "boats.md"]
+
+        assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
+        detail = (await bob_c.get(thread, headers=bob.headers())).json()
+        export = (await bob_c.get(f"{thread}/export", headers=bob.headers())).json()
+        for triage in (detail["messages"][1]["triage"], export["turns"][0]["triage"]):
+            assert triage["route"] == "faq" and triage["faq"]["sources"] == ["boats.md"]
+        assert "minutes.md" not in str(detail) + str(export)
+        assert "91,000" in detail["messages"][1]["content"]  # the answer the reader was given stays
