@@ -45,7 +45,7 @@ def step_line(node: str, label: str, detail: str | None = None) -> str:
 
 def steps_said(events: Iterable[StatusEvent]) -> list[str]:
     """The step lines of a turn that did not finish, from the status events it sent, in the order the nodes
-    started: what each node that ended decided, and the latest label of one still at work (as the page showed)."""
+    started: what each node that ended decided, and the latest label of one still at work, ending in "…"."""
     steps: list[StatusEvent] = []
     for event in events:
         if event.node not in NODE_LABELS:
@@ -55,7 +55,14 @@ def steps_said(events: Iterable[StatusEvent]) -> list[str]:
             steps.append(event)
         else:  # progress relabels the node's open step, end closes it with what it decided
             steps[open_[-1]] = event.model_copy(update={"detail": event.detail or steps[open_[-1]].detail})
-    return [step_line(s.node, s.label.removesuffix("…"), s.detail) for s in steps]
+    return [step_line(s.node, _said(s), s.detail) for s in steps]
+
+
+def _said(step: StatusEvent) -> str:
+    """An ended step's label as a finished turn keeps it; one still at work ends in "…", as the page showed it, so a
+    reader of the record tells the two apart ("Searching Budget (draft).md…" is not a search that found "draft")."""
+    label = step.label.removesuffix("…")
+    return label if step.phase == "end" else f"{label}…"
 
 
 def progress(runtime: Runtime[Any], node: str, label: str) -> None:

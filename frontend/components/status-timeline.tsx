@@ -15,7 +15,7 @@ const isWarning = (step: StatusStep) =>
   /no document|matches several|not found|failed/i.test(`${step.note ?? step.label} ${step.detail ?? ""}`);
 
 function Step({ step, timed }: { step: StatusStep; timed: boolean }) {
-  const state = step.endedAt === undefined ? "interrupted" : isWarning(step) ? "warn" : "ok";
+  const state = step.endedAt === undefined || step.unfinished ? "interrupted" : isWarning(step) ? "warn" : "ok";
   return (
     <li className={`step step-${state}`} data-node={step.node || undefined} title={step.detail ?? undefined}>
       <span className="step-icon" aria-hidden>

@@ -9,6 +9,8 @@ export interface StatusStep {
   note?: string;
   startedAt: number;
   endedAt?: number;
+  /** The turn ended (stop, restart, error) before this step did. */
+  unfinished?: boolean;
 }
 
 export type TurnState = "history" | "streaming" | "done" | "stopped" | "error";
@@ -77,9 +79,11 @@ export function applyStatus(steps: StatusStep[], ev: StatusEvent, now: number): 
   return next;
 }
 
-/** Close every step still open (the turn ended, one way or another). */
-function closeSteps(steps: StatusStep[] | undefined, now: number): StatusStep[] {
-  return (steps ?? []).map((s) => (s.endedAt !== undefined ? s : { ...s, endedAt: now }));
+/** Close every step still open: the turn ended, and when it was cut short (`cut`) those steps never finished. */
+function closeSteps(steps: StatusStep[] | undefined, now: number, cut = false): StatusStep[] {
+  return (steps ?? []).map((s) =>
+    s.endedAt !== undefined ? s : { ...s, endedAt: now, ...(cut ? { unfinished: true } : {}) },
+  );
 }
 
 /** Fold one stream event into the answer it belongs to (metadata is the conversation's business). */
@@ -108,7 +112,7 @@ export function applyChatEvent(m: ChatMessage, ev: ChatEvent, now: number): Chat
     case "stopped": {
       // The server stopped the run (or a restart interrupted it): the partial answer it kept is the text to show.
       const ended = { ...m, content: ev.data.answer, state: "stopped" as const, endedAt: now };
-      return { ...ended, steps: closeSteps(m.steps, now), interrupted: ev.data.status === "interrupted" };
+      return { ...ended, steps: closeSteps(m.steps, now, true), interrupted: ev.data.status === "interrupted" };
     }
     default:
       return m;
@@ -122,5 +126,5 @@ export function endTurn(
   now: number,
   error?: { message: string; code?: string },
 ): ChatMessage {
-  return { ...m, state, endedAt: now, steps: closeSteps(m.steps, now), ...(error ? { error } : {}) };
+  return { ...m, state, endedAt: now, steps: closeSteps(m.steps, now, true), ...(error ? { error } : {}) };
 }

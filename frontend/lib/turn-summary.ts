@@ -41,7 +41,8 @@ function cutPhrase(cut: "stopped" | "interrupted", steps: StatusStep[]): string 
   const search = steps.findLast((s) => s.node === "retriever");
   if (!search && steps.length === 0) return `${verb} before sources were listed`; // nothing known of how far it got
   if (!search) return `${verb} · no documents searched`;
-  if (!search.detail) return `${verb} while searching documents`; // the retriever had not ended
+  // the retriever had not ended (a row stored before unfinished steps were marked: it has no detail yet)
+  if (search.unfinished || !search.detail) return `${verb} while searching documents`;
   const found = passagesFound(search);
   if (found === 0) return `${verb} · the search found no passages`;
   const what = found === null ? "documents searched" : `${plural(found, "passage", "passages")} found`;
@@ -71,12 +72,16 @@ export function summaryLine(turn: EndedTurn, seconds?: string): string {
 
 /**
  * A stored turn's steps ("router: Understanding question (chat: knowledge base is empty)") as timeline steps without
- * times: a reloaded answer shows the same disclosure as a live one, from what the thread kept.
+ * times: a reloaded answer shows the same disclosure as a live one, from what the thread kept. A step the turn was
+ * cut short in is kept with its label ending in "…" ("retriever: Searching Budget (draft).md…"), and reads back as
+ * unfinished, brackets and all.
  */
 export function storedSteps(lines: string[] | null | undefined): StatusStep[] {
   return (lines ?? []).map((line) => {
-    const m = /^([\w-]+): (.*?)(?: \((.*)\))?$/.exec(line);
+    const unfinished = /^[\w-]+: .*…$/.test(line);
+    const m = unfinished ? /^([\w-]+): (.*)$/.exec(line) : /^([\w-]+): (.*?)(?: \((.*)\))?$/.exec(line);
     if (!m) return { node: "", label: line, detail: null, startedAt: 0, endedAt: 0 };
-    return { node: m[1], label: m[2], detail: m[3] ?? null, startedAt: 0, endedAt: 0 };
+    const step = { node: m[1], label: m[2], detail: m[3] ?? null, startedAt: 0, endedAt: 0 };
+    return unfinished ? { ...step, unfinished: true } : step;
   });
 }

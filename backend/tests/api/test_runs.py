@@ -158,7 +158,7 @@ async def test_an_answer_stopped_after_the_search_keeps_the_steps_it_showed_with
     assert stored["status"] == "stopped" and stored["sources"] == []
     assert [line.split(":")[0] for line in stored["steps"]] == [e.node for e in said if e.phase == "start"]
     assert f"retriever: {found.label} ({found.detail})" in stored["steps"]
-    assert stored["steps"][-1] == "generator: Writing answer"  # at work when stopped: its label, without the "…"
+    assert stored["steps"][-1] == "generator: Writing answer…"  # at work when stopped: its label, ending in "…"
 
 
 async def test_a_client_that_leaves_does_not_cancel_the_run_unless_it_asked(slow_server):

@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { StatusTimeline } from "@/components/status-timeline";
-import { type StatusStep, applyStatus } from "@/lib/chat-turn";
+import { type StatusStep, applyChatEvent, applyStatus } from "@/lib/chat-turn";
 import { liveLabel, sourcesPhrase, storedSteps, summaryLine } from "@/lib/turn-summary";
 import type { Source, StatusEvent, Triage } from "@/lib/types";
 
@@ -108,6 +108,35 @@ describe("the summary of an ended turn", () => {
   it("says how far a stopped answer got when the search had not ended, found nothing, or never ran", () => {
     const searching = live(searched.slice(0, 3));
     expect(sourcesPhrase({ steps: searching, cut: "stopped" })).toBe("Stopped while searching documents");
+    expect(sourcesPhrase({ steps: storedSteps(["retriever: Searching a.md…"]), cut: "stopped" })).toBe(
+      "Stopped while searching documents",
+    );
+    // a document named with brackets: the search had not ended, whatever the label's last words look like
+    const bracketed = storedSteps(["retriever: Searching Budget (draft)…"]);
+    expect(bracketed.map((s) => [s.label, s.detail, s.unfinished])).toEqual([
+      ["Searching Budget (draft)…", null, true],
+    ]);
+    expect(sourcesPhrase({ steps: bracketed, cut: "interrupted" })).toBe("Interrupted while searching documents");
+    const progressed: StatusEvent = {
+      node: "retriever",
+      phase: "progress",
+      label: "Searching Budget (8).md…",
+      detail: null,
+    };
+    const stopped = applyChatEvent(
+      {
+        key: "a",
+        role: "assistant",
+        content: "",
+        state: "streaming",
+        steps: live([...searched.slice(0, 3), progressed]),
+      },
+      { event: "stopped", data: { run_id: "r", answer: "", status: "stopped" } },
+      9,
+    );
+    expect(stopped.steps?.find((s) => s.node === "retriever")?.unfinished).toBe(true);
+    expect(sourcesPhrase({ steps: stopped.steps ?? [], cut: "stopped" })).toBe("Stopped while searching documents");
+    // a row stored before unfinished steps were marked: a search without its passage count had not ended
     expect(sourcesPhrase({ steps: storedSteps(["retriever: Searching a.md"]), cut: "stopped" })).toBe(
       "Stopped while searching documents",
     );
