@@ -157,7 +157,7 @@ def bench_injection(datasets: Path, benign: list[str]) -> dict:
 LOCALE_DIR = Path("/usr/share/locale")
 # those the multilingual rules cover (backend/guardrails/injection_patterns.py: _LANGUAGE_CUES, _OVERRIDE_MORE)
 TRANSLATION_LANGUAGES = ("de", "fr", "es", "it", "pt", "nl", "ru", "zh_CN", "zh_TW", "ja", "ko", "hi", "ar", "tr", "id",
-                         "vi")  # fmt: skip
+                         "vi", "th", "bn", "tl")  # fmt: skip
 
 
 def bench_held_out(datasets: Path, embed: Callable | None) -> dict:
