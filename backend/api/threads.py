@@ -84,7 +84,9 @@ async def _visible_turns(services: Services, thread_id: str, principal: Principa
     of such documents left out of an FAQ answer's sources (the FAQ named them when the reader could read them)."""
     readable = await readable_documents(services, principal)
     turns = await services.conversations.turns(thread_id)
-    names = None if readable is None else set(await services.knowledge.retriever.scoped(readable).document_names())
+    names = None  # the names the reader may read, only looked up when some turn was answered from the FAQ
+    if readable is not None and any((t["triage"] or {}).get("faq") for t in turns):
+        names = set(await services.knowledge.retriever.scoped(readable).document_names())
     return [
         {**t, "sources": visible_sources(t["sources"] or [], readable), "triage": _visible_faq(t["triage"], names)}
         for t in turns
@@ -96,7 +98,7 @@ def _visible_faq(triage: Triage | None, names: set[str] | None) -> Triage | None
     faq = (triage or {}).get("faq")
     if triage is None or faq is None or names is None:
         return triage
-    return {**triage, "faq": {**faq, "sources": [s for s in faq["sources"] if s in names]}}
+    return {**triage, "faq": {**faq, "sources": [s for s in faq.get("sources") or [] if s in names]}}
 
 
 EXPORT_FORMATS = {
