@@ -3,10 +3,11 @@
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 
 from fastapi import APIRouter, HTTPException, Request, Response
+from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.api.asker import asker_of
@@ -50,13 +51,21 @@ async def own_thread(body: ChatRequest, services: Services, principal: Principal
     return thread_id
 
 
-def sse_frames(services: Services, run_id: str, after: int, on_leave: LiveRun | None = None) -> AsyncIterator:
-    """A run's events after `after` as numbered SSE frames; `on_leave`: the run to cancel if the client leaves."""
+def sse_frames(
+    services: Services,
+    run_id: str,
+    after: int,
+    on_leave: LiveRun | None = None,
+    view: Callable[[BaseModel], BaseModel] | None = None,
+) -> AsyncIterator:
+    """A run's events after `after` as numbered SSE frames; `on_leave`: the run to cancel if the client leaves;
+    `view`: each event as this client may see it."""
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         ended = False
         try:
             async for seq, event in services.runner.follow(run_id, after):
+                event = view(event) if view else event
                 yield ServerSentEvent(id=str(seq), data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
             ended = True
         except asyncio.CancelledError:

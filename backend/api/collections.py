@@ -10,7 +10,7 @@ from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
 from backend.contract.api import CollectionOut, CollectionShare, NewCollection, ShareRequest
-from backend.contract.types import PublicSource, withheld
+from backend.contract.types import PublicSource, Triage, withheld
 from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,22 @@ def visible_sources(sources: list[PublicSource], readable: frozenset[str] | None
     if readable is None:
         return sources
     return [s if s.get("doc_id") in readable else withheld(s) for s in sources]
+
+
+async def readable_names(services: Services, readable: frozenset[str] | None) -> set[str] | None:
+    """The names of the documents a reader may read (None: every document, RAG_AUTH=off)."""
+    if readable is None:
+        return None
+    return set(await services.knowledge.retriever.scoped(readable).document_names())
+
+
+def visible_faq(triage: Triage | None, names: set[str] | None) -> Triage | None:
+    """A turn's triage with its FAQ answer's documents cut to those the reader may read (names None: all). The FAQ
+    named them when the reader could read them; a reloaded, exported or replayed turn does not name them again."""
+    faq = (triage or {}).get("faq")
+    if triage is None or faq is None or names is None:
+        return triage
+    return {**triage, "faq": {**faq, "sources": [s for s in faq.get("sources") or [] if s in names]}}
 
 
 def _out(record: CollectionRecord, reader: Reader) -> CollectionOut:

@@ -3,13 +3,16 @@
 from typing import Annotated
 
 from fastapi import APIRouter, Header, HTTPException, Query
+from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
 from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
+from backend.api.collections import readable_documents, readable_names, visible_faq, visible_sources
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import RunInfo
+from backend.contract.events import DoneEvent, SourcesEvent
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 EVENT_NUMBER = r"^\s*[0-9]{0,18}\s*$"  # empty: none seen; at most 18 digits, so it fits a SQLite integer
@@ -58,10 +61,21 @@ async def follow_run(
     ] = None,
     last_event_id: Annotated[str, Header(pattern=EVENT_NUMBER, description=LAST_EVENT_HELP)] = "",
 ) -> EventSourceResponse:
-    """The events a client missed (after `Last-Event-ID` or `?after=`), then the new ones; a finished run closes."""
+    """The events a client missed (after `Last-Event-ID` or `?after=`), then the new ones; a finished run closes.
+    Citations and FAQ documents the reader may no longer read are withheld, as on a reloaded thread."""
     start = _after(last_event_id, after)
     await _existing(services, run_id, principal)
-    return event_stream(sse_frames(services, run_id, start), services)
+    readable = await readable_documents(services, principal)
+    names = await readable_names(services, readable)
+
+    def as_reader_sees(event: BaseModel) -> BaseModel:
+        if isinstance(event, SourcesEvent):
+            return event.model_copy(update={"sources": visible_sources(event.sources, readable)})
+        if isinstance(event, DoneEvent):
+            return event.model_copy(update={"triage": visible_faq(event.triage, names)})
+        return event
+
+    return event_stream(sse_frames(services, run_id, start, view=as_reader_sees), services)
 
 
 @router.post("/{run_id}/cancel", response_model=RunInfo, responses=responses(404, 409))

@@ -5,14 +5,13 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from backend.api.collections import readable_documents, visible_sources
+from backend.api.collections import readable_documents, readable_names, visible_faq, visible_sources
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
 from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
 from backend.contract.text import title_from
-from backend.contract.types import Triage
 from backend.memory.export import thread_markdown
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
@@ -81,24 +80,15 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
 
 async def _visible_turns(services: Services, thread_id: str, principal: Principal) -> list[dict]:
     """The thread's turns with each citation to a document the reader may no longer read withheld, and the names
-    of such documents left out of an FAQ answer's sources (the FAQ named them when the reader could read them)."""
+    of such documents left out of an FAQ answer's sources."""
     readable = await readable_documents(services, principal)
     turns = await services.conversations.turns(thread_id)
-    names = None  # the names the reader may read, only looked up when some turn was answered from the FAQ
-    if readable is not None and any((t["triage"] or {}).get("faq") for t in turns):
-        names = set(await services.knowledge.retriever.scoped(readable).document_names())
+    faq = any((t["triage"] or {}).get("faq") for t in turns)  # the names are only looked up for an FAQ answer
+    names = await readable_names(services, readable) if faq else None
     return [
-        {**t, "sources": visible_sources(t["sources"] or [], readable), "triage": _visible_faq(t["triage"], names)}
+        {**t, "sources": visible_sources(t["sources"] or [], readable), "triage": visible_faq(t["triage"], names)}
         for t in turns
     ]
-
-
-def _visible_faq(triage: Triage | None, names: set[str] | None) -> Triage | None:
-    """The turn's triage with its FAQ sources cut to the documents the reader may read (None: all)."""
-    faq = (triage or {}).get("faq")
-    if triage is None or faq is None or names is None:
-        return triage
-    return {**triage, "faq": {**faq, "sources": [s for s in faq.get("sources") or [] if s in names]}}
 
 
 EXPORT_FORMATS = {

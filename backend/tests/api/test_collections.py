@@ -13,6 +13,7 @@ from backend.contract.types import SOURCE_NOT_AVAILABLE
 from backend.main import create_app
 from backend.tests.api.auth_helpers import PASSWORD, Person, client_of, sign_in
 from backend.tests.conftest import fake_settings
+from bench.lib.sse import parse_sse
 
 SECRET = b"# Salaries\n\nThe salary of the chief lighthouse keeper is 91,000 crowns a year, paid in March."
 PUBLIC = b"# Boats\n\nBoat trips to the lighthouse rock leave the harbour on Saturdays in summer."
@@ -165,7 +166,10 @@ async def test_a_citation_whose_document_is_gone_reloads_as_not_available(app):
         detail = (await bob_client.get(f"/api/threads/{thread_id}")).json()["messages"][1]["sources"]
         export = (await bob_client.get(f"/api/threads/{thread_id}/export")).json()["turns"][0]["sources"]
         markdown = (await bob_client.get(f"/api/threads/{thread_id}/export?format=markdown")).text
-        for sources in (detail, export):
+        [turn] = await app.state.services.conversations.turns(thread_id)
+        replay = parse_sse(await bob_client.get(f"/api/runs/{turn['run_id']}/stream", headers=bob.headers()))
+        replayed = next(d["sources"] for n, d in replay if n == "sources")
+        for sources in (detail, export, replayed):
             assert sources and all(s["available"] is False and s["snippet"] == "" for s in sources)
             assert all(s["document"] == SOURCE_NOT_AVAILABLE and "doc_id" not in s for s in sources)
         assert SOURCE_NOT_AVAILABLE in markdown
@@ -300,7 +304,10 @@ async def test_a_reloaded_faq_answer_no_longer_names_a_document_its_reader_lost(
         assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
         detail = (await bob_c.get(thread, headers=bob.headers())).json()
         export = (await bob_c.get(f"{thread}/export", headers=bob.headers())).json()
-        for triage in (detail["messages"][1]["triage"], export["turns"][0]["triage"]):
+        run = f"/api/runs/{export['turns'][0]['run_id']}/stream"
+        replay = parse_sse(await bob_c.get(run, headers=bob.headers()))
+        replayed = next(d["triage"] for n, d in replay if n == "done")
+        for triage in (detail["messages"][1]["triage"], export["turns"][0]["triage"], replayed):
             assert triage["route"] == "faq" and triage["faq"]["sources"] == ["boats.md"]
-        assert "minutes.md" not in str(detail) + str(export)
+        assert "minutes.md" not in str(detail) + str(export) + str(replay)
         assert "91,000" in detail["messages"][1]["content"]  # the answer the reader was given stays
