@@ -245,13 +245,18 @@ async def test_a_group_collection_is_read_by_its_groups_only_and_written_when_sh
         assert [r.status_code for r in bad] == [422, 404, 422, 404, 409, 403, 403]
 
 
-async def test_an_faq_entry_citing_a_document_the_asker_may_not_read_is_not_used_for_them(tmp_path):
+def faq_app(tmp_path, sources: str) -> FastAPI:
+    """An app with accounts whose FAQ answers the keeper's salary, citing these documents ("a.md, b.md")."""
     faq = tmp_path / "faq.yaml"
     faq.write_text(
         '- id: keeper-salary\n  questions: ["What does the chief lighthouse keeper earn?"]\n'
-        "  answer: The chief lighthouse keeper earns 91,000 crowns a year.\n  sources: [salaries.md]\n"
+        f"  answer: The chief lighthouse keeper earns 91,000 crowns a year.\n  sources: [{sources}]\n"
     )
-    application = create_app(fake_settings(tmp_path / "data", auth="local", faq_path=faq))
+    return create_app(fake_settings(tmp_path / "data", auth="local", faq_path=faq))
+
+
+async def test_an_faq_entry_citing_a_document_the_asker_may_not_read_is_not_used_for_them(tmp_path):
+    application = faq_app(tmp_path, "salaries.md")
     async with LifespanManager(application), client_of(application) as ann_client, client_of(application) as bob_c:
         ann, bob = await _people(application, ann_client, bob_c)
         await _bob_has_a_secret(application, ann, bob)
@@ -274,12 +279,7 @@ async def test_health_counts_only_what_the_asker_may_read_and_nothing_for_strang
 
 
 async def test_a_reloaded_faq_answer_no_longer_names_a_document_its_reader_lost(tmp_path):
-    faq = tmp_path / "faq.yaml"
-    faq.write_text(
-        '- id: keeper-salary\n  questions: ["What does the chief lighthouse keeper earn?"]\n'
-        "  answer: The chief lighthouse keeper earns 91,000 crowns a year.\n  sources: [minutes.md, boats.md]\n"
-    )
-    application = create_app(fake_settings(tmp_path / "data", auth="local", faq_path=faq))
+    application = faq_app(tmp_path, "minutes.md, boats.md")
     async with LifespanManager(application), client_of(application) as ann_client, client_of(application) as bob_c:
         ann, bob = await _people(application, ann_client, bob_c)
         group = (await ann_client.post("/api/groups", json={"name": "Board"}, headers=ann.headers())).json()
