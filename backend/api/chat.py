@@ -3,7 +3,7 @@
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -56,7 +56,7 @@ def sse_frames(
     run_id: str,
     after: int,
     on_leave: LiveRun | None = None,
-    view: Callable[[BaseModel], BaseModel] | None = None,
+    view: Callable[[BaseModel], Awaitable[BaseModel]] | None = None,
 ) -> AsyncIterator:
     """A run's events after `after` as numbered SSE frames; `on_leave`: the run to cancel if the client leaves;
     `view`: each event as this client may see it."""
@@ -65,7 +65,7 @@ def sse_frames(
         ended = False
         try:
             async for seq, event in services.runner.follow(run_id, after):
-                event = view(event) if view else event
+                event = await view(event) if view else event
                 yield ServerSentEvent(id=str(seq), data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
             ended = True
         except asyncio.CancelledError:

@@ -66,12 +66,12 @@ async def follow_run(
     start = _after(last_event_id, after)
     await _existing(services, run_id, principal)
     readable = await readable_documents(services, principal)
-    names = await readable_names(services, readable)
 
-    def as_reader_sees(event: BaseModel) -> BaseModel:
+    async def as_reader_sees(event: BaseModel) -> BaseModel:
         if isinstance(event, SourcesEvent):
             return event.model_copy(update={"sources": visible_sources(event.sources, readable)})
-        if isinstance(event, DoneEvent):
+        if isinstance(event, DoneEvent) and (event.triage or {}).get("faq"):  # names looked up for an FAQ answer only
+            names = await readable_names(services, readable)
             return event.model_copy(update={"triage": visible_faq(event.triage, names)})
         return event
 
