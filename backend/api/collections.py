@@ -3,6 +3,8 @@ PUT/DELETE /api/collections/{id}/groups/{group_id} (admins: share a group collec
 ask rag/collections.py who may read or write: `readable_documents`, `writable_collection`."""
 
 import logging
+import re
+from dataclasses import dataclass
 
 from fastapi import APIRouter, HTTPException, Request
 
@@ -10,7 +12,7 @@ from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
 from backend.contract.api import CollectionOut, CollectionShare, NewCollection, ShareRequest
-from backend.contract.types import PublicSource, Triage, withheld
+from backend.contract.types import NAME_NOT_AVAILABLE, PublicSource, Triage, withheld
 from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
 
 log = logging.getLogger(__name__)
@@ -65,20 +67,56 @@ def visible_sources(sources: list[PublicSource], readable: frozenset[str] | None
     return [s if s.get("doc_id") in readable else withheld(s) for s in sources]
 
 
-async def readable_names(services: Services, readable: frozenset[str] | None) -> set[str] | None:
-    """The names of the documents a reader may read (None: every document, RAG_AUTH=off)."""
-    if readable is None:
-        return None
-    return set(await services.knowledge.retriever.scoped(readable).document_names())
+@dataclass(frozen=True)
+class DocumentNames:
+    """The names of the documents a reader may read, and of those they may not (and no readable document shares)."""
+
+    readable: frozenset[str]
+    hidden: frozenset[str]
+
+    def text(self, text: str) -> str:
+        """Text a turn recorded ("mentions minutes.md") with each name the reader may no longer read withheld."""
+        if not self.hidden or not any(name in text for name in self.hidden):
+            return text
+        every = sorted(self.readable | self.hidden, key=len, reverse=True)  # "a.md" inside "data.md" is not "a.md"
+        pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, every)) + r")(?![\w-])")
+        return pattern.sub(lambda m: NAME_NOT_AVAILABLE if m[0] in self.hidden else m[0], text)
 
 
-def visible_faq(triage: Triage | None, names: set[str] | None) -> Triage | None:
+async def readable_names(services: Services, readable: frozenset[str] | None) -> DocumentNames | None:
+    """The names of the documents a reader may read and of those they may not (None: every document, RAG_AUTH=off)."""
+    return None if readable is None else await document_names(services, readable)
+
+
+async def document_names(services: Services, readable: frozenset[str]) -> DocumentNames:
+    """The names of the documents a reader may read and of those they may not, from two listings."""
+    mine = frozenset(await services.knowledge.retriever.scoped(readable).document_names())
+    every = await services.knowledge.retriever.document_names()
+    return DocumentNames(mine, frozenset(every) - mine)
+
+
+def visible_faq(triage: Triage | None, names: DocumentNames | None) -> Triage | None:
     """A turn's triage with its FAQ answer's documents cut to those the reader may read (names None: all). The FAQ
     named them when the reader could read them; a reloaded, exported or replayed turn does not name them again."""
     faq = (triage or {}).get("faq")
     if triage is None or faq is None or names is None:
         return triage
-    return {**triage, "faq": {**faq, "sources": [s for s in faq.get("sources") or [] if s in names]}}
+    return {**triage, "faq": {**faq, "sources": [s for s in faq.get("sources") or [] if s in names.readable]}}
+
+
+def visible_turn(turn: dict, readable: frozenset[str] | None, names: DocumentNames | None) -> dict:
+    """A stored turn as its reader may see it now: citations, FAQ documents, and the names in its step lines and
+    route reason ("mentions minutes.md") of documents they may no longer read withheld. Their question and the answer
+    they were given stay as they were."""
+    if names is None:
+        return turn
+    return {
+        **turn,
+        "sources": visible_sources(turn["sources"] or [], readable),
+        "triage": visible_faq(turn["triage"], names),
+        "steps": [names.text(step) for step in turn["steps"] or []],
+        "route_reason": names.text(turn["route_reason"] or ""),
+    }
 
 
 def _out(record: CollectionRecord, reader: Reader) -> CollectionOut:

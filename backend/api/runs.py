@@ -7,12 +7,18 @@ from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
 from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
-from backend.api.collections import readable_documents, readable_names, visible_faq, visible_sources
+from backend.api.collections import (
+    DocumentNames,
+    document_names,
+    readable_documents,
+    visible_faq,
+    visible_sources,
+)
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import RunInfo
-from backend.contract.events import DoneEvent, SourcesEvent
+from backend.contract.events import DoneEvent, SourcesEvent, StatusEvent
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 EVENT_NUMBER = r"^\s*[0-9]{0,18}\s*$"  # empty: none seen; at most 18 digits, so it fits a SQLite integer
@@ -62,18 +68,28 @@ async def follow_run(
     last_event_id: Annotated[str, Header(pattern=EVENT_NUMBER, description=LAST_EVENT_HELP)] = "",
 ) -> EventSourceResponse:
     """The events a client missed (after `Last-Event-ID` or `?after=`), then the new ones; a finished run closes.
-    Citations and FAQ documents the reader may no longer read are withheld, as on a reloaded thread."""
+    Citations, and the names in FAQ answers, step lines and route reasons, of documents the reader may no longer
+    read are withheld, as on a reloaded thread."""
     start = _after(last_event_id, after)
     await _existing(services, run_id, principal)
     readable = await readable_documents(services, principal)
 
+    names: DocumentNames | None = None  # looked up at the first event that may name a document
+
     async def as_reader_sees(event: BaseModel) -> BaseModel:
+        nonlocal names
+        if readable is None:
+            return event
         if isinstance(event, SourcesEvent):
             return event.model_copy(update={"sources": visible_sources(event.sources, readable)})
-        if isinstance(event, DoneEvent) and (event.triage or {}).get("faq"):  # names looked up for an FAQ answer only
-            names = await readable_names(services, readable)
-            return event.model_copy(update={"triage": visible_faq(event.triage, names)})
-        return event
+        if not isinstance(event, StatusEvent | DoneEvent):
+            return event
+        names = names or await document_names(services, readable)
+        if isinstance(event, StatusEvent):
+            detail = names.text(event.detail) if event.detail else event.detail
+            return event.model_copy(update={"label": names.text(event.label), "detail": detail})
+        triage = visible_faq(event.triage, names)
+        return event.model_copy(update={"triage": triage, "route_reason": names.text(event.route_reason)})
 
     return event_stream(sse_frames(services, run_id, start, view=as_reader_sees), services)
 

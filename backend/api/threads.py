@@ -5,7 +5,7 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from backend.api.collections import readable_documents, readable_names, visible_faq, visible_sources
+from backend.api.collections import readable_documents, readable_names, visible_sources, visible_turn
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
@@ -79,16 +79,11 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
 
 
 async def _visible_turns(services: Services, thread_id: str, principal: Principal) -> list[dict]:
-    """The thread's turns with each citation to a document the reader may no longer read withheld, and the names
-    of such documents left out of an FAQ answer's sources."""
+    """The thread's turns as the reader may see them now (`visible_turn`): a citation to a document they may no
+    longer read is withheld, and so is its name in an FAQ answer's sources, a step line or a route reason."""
     readable = await readable_documents(services, principal)
-    turns = await services.conversations.turns(thread_id)
-    faq = any((t["triage"] or {}).get("faq") for t in turns)  # the names are only looked up for an FAQ answer
-    names = await readable_names(services, readable) if faq else None
-    return [
-        {**t, "sources": visible_sources(t["sources"] or [], readable), "triage": visible_faq(t["triage"], names)}
-        for t in turns
-    ]
+    names = await readable_names(services, readable)
+    return [visible_turn(t, readable, names) for t in await services.conversations.turns(thread_id)]
 
 
 EXPORT_FORMATS = {
@@ -120,12 +115,15 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     await _existing(services, thread_id, principal)
     values = (await services.graph.aget_state({"configurable": {"thread_id": thread_id}})).values
     entries = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
-    ledger = visible_sources(entries, await readable_documents(services, principal))  # type: ignore[arg-type]
+    readable = await readable_documents(services, principal)
+    ledger = visible_sources(entries, readable)  # type: ignore[arg-type]
+    names = await readable_names(services, readable)
+    scope = values.get("scope", [])
     return {
         "summary": values.get("summary", ""),
         "qa_index": values.get("qa_index", []),
         "ledger": sorted(ledger, key=lambda e: int(e["id"][1:])),
-        "scope": values.get("scope", []),
+        "scope": scope if names is None else [n for n in scope if n not in names.hidden],
         "summarized_upto": values.get("summarized_upto", 0),
     }
 

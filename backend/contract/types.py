@@ -147,6 +147,7 @@ class PublicSource(TypedDict):
 
 
 SOURCE_NOT_AVAILABLE = "source not available to you"
+NAME_NOT_AVAILABLE = "a document not available to you"  # in place of its name in a past turn's steps
 
 
 def withheld(source: PublicSource) -> PublicSource:

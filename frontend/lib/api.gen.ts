@@ -656,7 +656,8 @@ export interface paths {
         /**
          * Replay a run's events after a given number, then follow it live until it ends
          * @description The events a client missed (after `Last-Event-ID` or `?after=`), then the new ones; a finished run closes.
-         *     Citations and FAQ documents the reader may no longer read are withheld, as on a reloaded thread.
+         *     Citations, and the names in FAQ answers, step lines and route reasons, of documents the reader may no longer
+         *     read are withheld, as on a reloaded thread.
          */
         get: operations["follow_run_api_runs__run_id__stream_get"];
         put?: never;

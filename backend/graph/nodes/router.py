@@ -49,8 +49,8 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
     question, mode = state["question"], state.get("mode", "auto")
     if mentioned := mentions(question):
         return await _targeted(state, mentioned, runtime)
-    scope = state.get("scope") or []
-    if followup.is_followup and scope and mode != "chat" and state.get("use_memory", True):
+    carries = followup.is_followup and mode != "chat" and state.get("use_memory", True)
+    if carries and (scope := await _still_readable(state.get("scope") or [], runtime)):
         reason = f"follow-up; keeping the scope {', '.join(scope)}"
         return {**_decide("rag", reason, scope), "scope_source": "carried"}
     if mode != "auto":
@@ -64,6 +64,15 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
     if RAG_RE.search(question):
         return _decide("rag", "asks about documents")
     return await _probe(question, runtime)
+
+
+async def _still_readable(scope: list[str], runtime: Runtime[GraphDeps]) -> list[str]:
+    """The carried scope's documents the asker may still search: one they lost access to (or that was deleted) is
+    neither named nor searched, and with none left the follow-up is routed as a new question."""
+    if not scope:
+        return []
+    names = set(await runtime.context.retriever.document_names())
+    return [name for name in scope if name in names]
 
 
 async def _targeted(state: ChatState, mentioned: list[str], runtime: Runtime[GraphDeps]) -> dict:

@@ -9,7 +9,8 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
-from backend.contract.types import SOURCE_NOT_AVAILABLE
+from backend.api.collections import DocumentNames
+from backend.contract.types import NAME_NOT_AVAILABLE, SOURCE_NOT_AVAILABLE
 from backend.main import create_app
 from backend.tests.api.auth_helpers import PASSWORD, Person, client_of, sign_in
 from backend.tests.conftest import fake_settings
@@ -278,22 +279,28 @@ async def test_health_counts_only_what_the_asker_may_read_and_nothing_for_strang
     assert counts == {"ann": (1, True), "bob": (1, True), "stranger": (0, False)}
 
 
+async def _bob_reads_the_minutes(app: FastAPI, ann: Person, bob: Person) -> str:
+    """minutes.md in the Board group's collection, shared with Bob through the group, and boats.md in the team's
+    collection; both indexed. The path of Bob's membership of the group (DELETE it to take his access away)."""
+    group = (await ann.client.post("/api/groups", json={"name": "Board"}, headers=ann.headers())).json()
+    kind = {"name": "Minutes", "kind": "group"}
+    board = (await ann.client.post("/api/collections", json=kind, headers=ann.headers())).json()
+    team = (await ann.client.post("/api/collections", json={"name": "All"}, headers=ann.headers())).json()
+    member = f"/api/groups/{group['id']}/members/{bob.user['id']}"
+    assert (await ann.client.put(member, headers=ann.headers())).status_code == 204
+    share = f"/api/collections/{board['id']}/groups/{group['id']}"
+    assert (await ann.client.put(share, json={"access": "read"}, headers=ann.headers())).status_code == 204
+    assert (await upload(ann, "minutes.md", SECRET, board["id"])).status_code == 202
+    assert (await upload(ann, "boats.md", PUBLIC, team["id"])).status_code == 202
+    await app.state.services.knowledge.drain()
+    return member
+
+
 async def test_a_reloaded_faq_answer_no_longer_names_a_document_its_reader_lost(tmp_path):
     application = faq_app(tmp_path, "minutes.md, boats.md")
     async with LifespanManager(application), client_of(application) as ann_client, client_of(application) as bob_c:
         ann, bob = await _people(application, ann_client, bob_c)
-        group = (await ann_client.post("/api/groups", json={"name": "Board"}, headers=ann.headers())).json()
-        board = (
-            await ann_client.post("/api/collections", json={"name": "Minutes", "kind": "group"}, headers=ann.headers())
-        ).json()
-        team = (await ann_client.post("/api/collections", json={"name": "All"}, headers=ann.headers())).json()
-        member = f"/api/groups/{group['id']}/members/{bob.user['id']}"
-        share = f"/api/collections/{board['id']}/groups/{group['id']}"
-        assert (await ann_client.put(member, headers=ann.headers())).status_code == 204
-        assert (await ann_client.put(share, json={"access": "read"}, headers=ann.headers())).status_code == 204
-        assert (await upload(ann, "minutes.md", SECRET, board["id"])).status_code == 202
-        assert (await upload(ann, "boats.md", PUBLIC, team["id"])).status_code == 202
-        await application.state.services.knowledge.drain()
+        member = await _bob_reads_the_minutes(application, ann, bob)
         body = {"message": "What does the chief lighthouse keeper earn?"}
         asked = (await bob_c.post("/api/chat", json=body, headers=bob.headers())).json()
         assert asked["triage"]["faq"]["sources"] == ["minutes.md", "boats.md"]
@@ -311,3 +318,45 @@ async def test_a_reloaded_faq_answer_no_longer_names_a_document_its_reader_lost(
             assert triage["route"] == "faq" and triage["faq"]["sources"] == ["boats.md"]
         assert "minutes.md" not in str(detail) + str(export) + str(replay)
         assert "91,000" in detail["messages"][1]["content"]  # the answer the reader was given stays
+
+
+async def test_past_steps_route_reasons_and_scope_no_longer_name_a_document_its_reader_lost(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        member = await _bob_reads_the_minutes(app, ann, bob)
+        first = (
+            await bob_client.post("/api/chat", json={"message": f"@minutes {QUESTION}"}, headers=bob.headers())
+        ).json()
+        thread = f"/api/threads/{first['thread_id']}"
+        body = {"message": "And when is it paid?", "thread_id": first["thread_id"]}
+        carried = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert carried["route_reason"] == "follow-up; keeping the scope minutes.md"
+        assert (await bob_client.get(f"{thread}/memory")).json()["scope"] == ["minutes.md"]
+
+        assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
+        detail = (await bob_client.get(thread)).json()
+        export = (await bob_client.get(f"{thread}/export")).json()
+        markdown = (await bob_client.get(f"{thread}/export?format=markdown")).text
+        replay = parse_sse(await bob_client.get(f"/api/runs/{export['turns'][1]['run_id']}/stream"))
+        memory = (await bob_client.get(f"{thread}/memory")).json()
+        routes = [t["route_reason"] for t in export["turns"]] + [d["route_reason"] for n, d in replay if n == "done"]
+        assert routes == [f"mentions {NAME_NOT_AVAILABLE}", *[f"follow-up; keeping the scope {NAME_NOT_AVAILABLE}"] * 2]
+        routed = [s for m in detail["messages"][1::2] for s in m["steps"] if s.startswith("router:")]
+        assert routed and all(NAME_NOT_AVAILABLE in s for s in routed)
+        assert memory["scope"] == []
+        assert "minutes.md" not in str(detail) + str(export) + markdown + str(replay) + str(memory)
+        assert "@minutes" in detail["messages"][0]["content"]  # the reader's own question stays as they wrote it
+
+        body = {"message": "And when is that paid?", "thread_id": first["thread_id"]}
+        later = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert "scope" not in later["route_reason"] and "minutes" not in str(later) and "91,000" not in str(later)
+
+
+def test_a_withheld_name_leaves_names_that_contain_it_and_reads_names_as_text():
+    names = DocumentNames(
+        readable=frozenset({"data.md", "Budget (final).md"}), hidden=frozenset({"a.md", "Budget (draft).md"})
+    )
+    said = "Searching data.md, a.md, Budget (draft).md and Budget (final).md…"
+    assert names.text(said) == (f"Searching data.md, {NAME_NOT_AVAILABLE}, {NAME_NOT_AVAILABLE} and Budget (final).md…")
+    assert names.text("mentions a.md.") == f"mentions {NAME_NOT_AVAILABLE}."
+    assert names.text("a.mdx and xa.md") == "a.mdx and xa.md"
