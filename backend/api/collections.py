@@ -5,6 +5,7 @@ ask rag/collections.py who may read or write: `readable_documents`, `writable_co
 import logging
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from fastapi import APIRouter, HTTPException, Request
 
@@ -78,9 +79,13 @@ class DocumentNames:
         """Text a turn recorded ("mentions minutes.md") with each name the reader may no longer read withheld."""
         if not self.hidden or not any(name in text for name in self.hidden):
             return text
-        every = sorted(self.readable | self.hidden, key=len, reverse=True)  # "a.md" inside "data.md" is not "a.md"
-        pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, every)) + r")(?![\w-])")
-        return pattern.sub(lambda m: NAME_NOT_AVAILABLE if m[0] in self.hidden else m[0], text)
+        return self._names.sub(lambda m: NAME_NOT_AVAILABLE if m[0] in self.hidden else m[0], text)
+
+    @cached_property
+    def _names(self) -> re.Pattern[str]:
+        """Every name, longest first, as a whole name: "a.md" inside "data.md" is not "a.md"."""
+        every = sorted(self.readable | self.hidden, key=len, reverse=True)
+        return re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, every)) + r")(?![\w-])")
 
 
 async def readable_names(services: Services, readable: frozenset[str] | None) -> DocumentNames | None:
