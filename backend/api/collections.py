@@ -113,11 +113,12 @@ def visible_turn(turn: dict, readable: frozenset[str] | None, names: DocumentNam
     """A stored turn as its reader may see it now: citations, FAQ documents, and the names in its step lines and
     route reason ("mentions minutes.md") of documents they may no longer read withheld. Their question and the answer
     they were given stay as they were."""
+    sources = visible_sources(turn["sources"] or [], readable)
     if names is None:
-        return turn
+        return {**turn, "sources": sources}
     return {
         **turn,
-        "sources": visible_sources(turn["sources"] or [], readable),
+        "sources": sources,
         "triage": visible_faq(turn["triage"], names),
         "steps": [names.text(step) for step in turn["steps"] or []],
         "route_reason": names.text(turn["route_reason"] or ""),
