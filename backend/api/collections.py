@@ -4,8 +4,10 @@ ask rag/collections.py who may read or write: `readable_documents`, `writable_co
 
 import logging
 import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
@@ -70,7 +72,8 @@ def visible_sources(sources: list[PublicSource], readable: frozenset[str] | None
 
 @dataclass(frozen=True)
 class DocumentNames:
-    """The names of the documents a reader may read, and of those they may not (and no readable document shares)."""
+    """The names of the documents a reader may read, and the names to withhold from what one thread recorded: those
+    of documents it was given passages of that the reader may no longer read (and no readable document shares)."""
 
     readable: frozenset[str]
     hidden: frozenset[str]
@@ -83,21 +86,27 @@ class DocumentNames:
 
     @cached_property
     def _names(self) -> re.Pattern[str]:
-        """Every name, longest first, as a whole name: "a.md" inside "data.md" is not "a.md"."""
-        every = sorted(self.readable | self.hidden, key=len, reverse=True)
+        """The hidden names and the readable ones that contain one, longest first, each as a whole name: "a.md" in
+        "data.md" or in "board a.md" is not "a.md"."""
+        guarded = {name for name in self.readable if any(hidden in name for hidden in self.hidden)}
+        every = sorted(self.hidden | guarded, key=len, reverse=True)
         return re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, every)) + r")(?![\w-])")
 
 
-async def readable_names(services: Services, readable: frozenset[str] | None) -> DocumentNames | None:
-    """The names of the documents a reader may read and of those they may not (None: every document, RAG_AUTH=off)."""
-    return None if readable is None else await document_names(services, readable)
-
-
-async def document_names(services: Services, readable: frozenset[str]) -> DocumentNames:
-    """The names of the documents a reader may read and of those they may not, from two listings."""
+async def thread_names(
+    services: Services, readable: frozenset[str], given: Iterable[Mapping[str, Any]]
+) -> DocumentNames:
+    """The reader's document names for one thread. `given` are the passages its turns were given (their stored
+    sources, or its ledger): only their documents' names are withheld, so a name the reader never saw as a document
+    (their own "@salaries.md" that matched nothing) is never told apart from one that does not exist."""
     mine = frozenset(await services.knowledge.retriever.scoped(readable).document_names())
-    every = await services.knowledge.retriever.document_names()
-    return DocumentNames(mine, frozenset(every) - mine)
+    lost = {s["document"] for s in given if s.get("doc_id") and s["doc_id"] not in readable}
+    return DocumentNames(mine, frozenset(lost - mine))
+
+
+def passages_given(turns: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+    """The passages stored turns were given (their sources), for `thread_names`."""
+    return (source for turn in turns for source in turn["sources"] or [])
 
 
 def visible_faq(triage: Triage | None, names: DocumentNames | None) -> Triage | None:

@@ -9,8 +9,9 @@ from sse_starlette import EventSourceResponse
 from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
 from backend.api.collections import (
     DocumentNames,
-    document_names,
+    passages_given,
     readable_documents,
+    thread_names,
     visible_faq,
     visible_sources,
 )
@@ -71,7 +72,7 @@ async def follow_run(
     Citations, and the names in FAQ answers, step lines and route reasons, of documents the reader may no longer
     read are withheld, as on a reloaded thread."""
     start = _after(last_event_id, after)
-    await _existing(services, run_id, principal)
+    info = await _existing(services, run_id, principal)
     readable = await readable_documents(services, principal)
 
     names: DocumentNames | None = None  # looked up at the first event that may name a document
@@ -84,7 +85,9 @@ async def follow_run(
             return event.model_copy(update={"sources": visible_sources(event.sources, readable)})
         if not isinstance(event, StatusEvent | DoneEvent):
             return event
-        names = names or await document_names(services, readable)
+        if names is None:
+            turns = await services.conversations.turns(info["thread_id"])
+            names = await thread_names(services, readable, passages_given(turns))
         if isinstance(event, StatusEvent):
             detail = names.text(event.detail) if event.detail else event.detail
             return event.model_copy(update={"label": names.text(event.label), "detail": detail})

@@ -5,7 +5,13 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from backend.api.collections import readable_documents, readable_names, visible_sources, visible_turn
+from backend.api.collections import (
+    passages_given,
+    readable_documents,
+    thread_names,
+    visible_sources,
+    visible_turn,
+)
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
@@ -82,8 +88,9 @@ async def _visible_turns(services: Services, thread_id: str, principal: Principa
     """The thread's turns as the reader may see them now (`visible_turn`): a citation to a document they may no
     longer read is withheld, and so is its name in an FAQ answer's sources, a step line or a route reason."""
     readable = await readable_documents(services, principal)
-    names = await readable_names(services, readable)
-    return [visible_turn(t, readable, names) for t in await services.conversations.turns(thread_id)]
+    turns = await services.conversations.turns(thread_id)
+    names = None if readable is None else await thread_names(services, readable, passages_given(turns))
+    return [visible_turn(t, readable, names) for t in turns]
 
 
 EXPORT_FORMATS = {
@@ -117,13 +124,13 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     entries = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
     readable = await readable_documents(services, principal)
     ledger = visible_sources(entries, readable)  # type: ignore[arg-type]
-    names = await readable_names(services, readable)
+    names = None if readable is None else await thread_names(services, readable, entries)
     scope = values.get("scope", [])
     return {
         "summary": values.get("summary", ""),
         "qa_index": values.get("qa_index", []),
         "ledger": sorted(ledger, key=lambda e: int(e["id"][1:])),
-        "scope": scope if names is None else [n for n in scope if n not in names.hidden],
+        "scope": scope if names is None else [n for n in scope if n in names.readable],
         "summarized_upto": values.get("summarized_upto", 0),
     }
 

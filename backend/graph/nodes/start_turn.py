@@ -2,7 +2,8 @@
 
 Contract: reads `request`; writes every per-turn key (question, mode, use_memory, run_id, started_at, routing,
 retrieval and answer keys to their empty values; `triage`, `validation` and `steps` reset through their reducers;
-`turn_record` None). Memory keys are left alone.
+`turn_record` None). Memory keys are left alone, but one: when the prompt's window still shows a passage of a
+document the asker may no longer read, the window starts after that turn (`window_start`, `window_note`).
 """
 
 import time
@@ -11,12 +12,34 @@ import uuid
 from langgraph.runtime import Runtime
 
 from backend.graph.deps import GraphDeps
+from backend.graph.history import earlier_note
 from backend.graph.state import ChatState, TurnRequest
 
 
 async def start_turn(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Begin a turn with nothing left over from the previous one."""
-    return turn_defaults(state["request"])
+    return {**turn_defaults(state["request"]), **_without_lost_passages(state, runtime.context.readable)}
+
+
+def _without_lost_passages(state: ChatState, readable: frozenset[str] | None) -> dict:
+    """A window that starts after the last earlier turn whose prompt showed a passage the asker may no longer read.
+
+    Earlier prompts are replayed word for word (so the KV cache serves the follow-up), passages included; once the
+    asker lost access to one's document (or it was deleted), the model must not read it again. The turns before
+    the new start are then stood in for by the summary and their questions, as when the window is cut for length,
+    and the next prompt misses the KV cache once."""
+    if readable is None:
+        return {}
+    transcript, ledger, start = state.get("transcript", []), state.get("ledger", {}), state.get("window_start", 0)
+    lost = [
+        i
+        for i, entry in enumerate(transcript[start:], start)
+        if any(sid in ledger and ledger[sid].get("doc_id") not in readable for sid in entry["sources"])
+    ]
+    if not lost:
+        return {}
+    cut = lost[-1] + 1
+    return {"window_start": cut, "window_note": earlier_note(state, cut)}
 
 
 def turn_defaults(request: TurnRequest) -> dict:

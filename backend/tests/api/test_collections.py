@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from backend.api.collections import DocumentNames
 from backend.contract.types import NAME_NOT_AVAILABLE, SOURCE_NOT_AVAILABLE
+from backend.llm import fake
 from backend.main import create_app
 from backend.tests.api.auth_helpers import PASSWORD, Person, client_of, sign_in
 from backend.tests.conftest import fake_settings
@@ -324,14 +325,18 @@ async def test_past_steps_route_reasons_and_scope_no_longer_name_a_document_its_
     async with client_of(app) as ann_client, client_of(app) as bob_client:
         ann, bob = await _people(app, ann_client, bob_client)
         member = await _bob_reads_the_minutes(app, ann, bob)
-        first = (
-            await bob_client.post("/api/chat", json={"message": f"@minutes {QUESTION}"}, headers=bob.headers())
-        ).json()
+        assert (await upload(ann, "salaries.md", SECRET)).status_code == 202  # Ann's own, never Bob's to read
+        await app.state.services.knowledge.drain()
+        asked = f"@minutes.md {QUESTION}"
+        first = (await bob_client.post("/api/chat", json={"message": asked}, headers=bob.headers())).json()
         thread = f"/api/threads/{first['thread_id']}"
         body = {"message": "And when is it paid?", "thread_id": first["thread_id"]}
         carried = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
         assert carried["route_reason"] == "follow-up; keeping the scope minutes.md"
         assert (await bob_client.get(f"{thread}/memory")).json()["scope"] == ["minutes.md"]
+        body = {"message": "@salaries.md What does the keeper earn?", "thread_id": first["thread_id"]}
+        guessed = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert "@salaries.md" in guessed["route_reason"]  # matched nothing Bob may read: as if it did not exist
 
         assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
         detail = (await bob_client.get(thread)).json()
@@ -340,12 +345,14 @@ async def test_past_steps_route_reasons_and_scope_no_longer_name_a_document_its_
         replay = parse_sse(await bob_client.get(f"/api/runs/{export['turns'][1]['run_id']}/stream"))
         memory = (await bob_client.get(f"{thread}/memory")).json()
         routes = [t["route_reason"] for t in export["turns"]] + [d["route_reason"] for n, d in replay if n == "done"]
-        assert routes == [f"mentions {NAME_NOT_AVAILABLE}", *[f"follow-up; keeping the scope {NAME_NOT_AVAILABLE}"] * 2]
-        routed = [s for m in detail["messages"][1::2] for s in m["steps"] if s.startswith("router:")]
-        assert routed and all(NAME_NOT_AVAILABLE in s for s in routed)
+        lost = f"follow-up; keeping the scope {NAME_NOT_AVAILABLE}"
+        assert routes == [f"mentions {NAME_NOT_AVAILABLE}", lost, guessed["route_reason"], lost]
+        routed = [s for m in detail["messages"][1:4:2] for s in m["steps"] if s.startswith("router:")]
+        assert len(routed) == 2 and all(NAME_NOT_AVAILABLE in s for s in routed)
         assert memory["scope"] == []
-        assert "minutes.md" not in str(detail) + str(export) + markdown + str(replay) + str(memory)
-        assert "@minutes" in detail["messages"][0]["content"]  # the reader's own question stays as they wrote it
+        assert detail["messages"][0]["content"] == export["turns"][0]["question"] == asked  # the reader's own words
+        for seen in (str(detail), str(export), markdown, str(replay), str(memory)):
+            assert "minutes.md" not in seen.replace(asked, "").replace(detail["title"], "")  # the title is its words
 
         body = {"message": "And when is that paid?", "thread_id": first["thread_id"]}
         later = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
@@ -354,9 +361,38 @@ async def test_past_steps_route_reasons_and_scope_no_longer_name_a_document_its_
 
 def test_a_withheld_name_leaves_names_that_contain_it_and_reads_names_as_text():
     names = DocumentNames(
-        readable=frozenset({"data.md", "Budget (final).md"}), hidden=frozenset({"a.md", "Budget (draft).md"})
+        readable=frozenset({"data.md", "Budget (final).md", "board a.md", "x.md"}),
+        hidden=frozenset({"a.md", "Budget (draft).md", "x.md.bak"}),
     )
     said = "Searching data.md, a.md, Budget (draft).md and Budget (final).md…"
     assert names.text(said) == (f"Searching data.md, {NAME_NOT_AVAILABLE}, {NAME_NOT_AVAILABLE} and Budget (final).md…")
     assert names.text("mentions a.md.") == f"mentions {NAME_NOT_AVAILABLE}."
     assert names.text("a.mdx and xa.md") == "a.mdx and xa.md"
+    assert names.text("Searching board a.md…") == "Searching board a.md…"  # a readable name holding a hidden one
+    assert names.text("mentions x.md.bak and x.md") == f"mentions {NAME_NOT_AVAILABLE} and x.md"
+
+
+async def test_a_follow_up_prompt_no_longer_shows_the_model_a_passage_its_asker_lost(app, monkeypatch):
+    prompts: list[str] = []
+    reply = fake.ScriptedChatModel.reply
+
+    def recording(model: fake.ScriptedChatModel, messages: list) -> str:
+        prompts.append("\n".join(m.text for m in messages))
+        return reply(model, messages)
+
+    monkeypatch.setattr(fake.ScriptedChatModel, "reply", recording)
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        member = await _bob_reads_the_minutes(app, ann, bob)
+        first = (await bob_client.post("/api/chat", json={"message": QUESTION}, headers=bob.headers())).json()
+        body = {"message": "And the boat trips, when do they leave?", "thread_id": first["thread_id"]}
+        second = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert "91,000" in first["answer"] and "Saturdays" in second["answer"]
+        assert "paid in March" in prompts[-1]  # the earlier turn's passage is replayed: the KV cache serves it
+
+        assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
+        prompts.clear()
+        body = {"message": "And are the boat trips in winter too?", "thread_id": first["thread_id"]}
+        third = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert prompts and third["answer"]
+        assert not [p for p in prompts if "paid in March" in p or "minutes.md" in p]
