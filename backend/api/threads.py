@@ -47,8 +47,20 @@ async def _owns(services: Services, thread_id: str, principal: Principal) -> boo
 
 @router.get("", response_model=list[ThreadSummary])
 async def list_threads(services: ServicesDep, principal: PrincipalDep) -> list[dict]:
-    """Your threads, most recently updated first."""
-    return await services.conversations.threads(principal.owner)
+    """Your threads, most recently updated first; a new thread whose first answer is still being written (on any
+    replica) is listed too, under its question, so a page reloaded meanwhile finds it."""
+    stored = await services.conversations.threads(principal.owner)
+    listed = {t["thread_id"] for t in stored}
+    running = [r for r in await services.runner.runlog.running() if r["thread_id"] not in listed]
+    if principal.user is not None and running:
+        mine = set(await services.conversations.owned(principal.owner))
+        running = [r for r in running if r["thread_id"] in mine]
+    first: dict[str, dict] = {}
+    for run in running:  # oldest first: a thread's title is its first question
+        first.setdefault(
+            run["thread_id"], {**run, "title": title_from(run["question"]), "updated_at": run["created_at"]}
+        )
+    return [*reversed(first.values()), *stored]
 
 
 @router.get("/{thread_id}", response_model=ThreadDetail, responses=responses(404))

@@ -95,6 +95,12 @@ class RunLog:
 
         await self.db.write(job)
 
+    async def running(self) -> list[dict]:
+        """Every run still `running`, on any replica, oldest first: run_id, thread_id, question, created_at."""
+        sql = "SELECT run_id, thread_id, question, created_at FROM runs WHERE status = 'running' ORDER BY created_at"
+        rows = await self.db.read(lambda c: c.execute(sql).fetchall())
+        return [dict(zip(("run_id", "thread_id", "question", "created_at"), row, strict=True)) for row in rows]
+
     async def run(self, run_id: str) -> dict | None:
         """A run's row, or None."""
         sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE run_id = ?"

@@ -8,7 +8,7 @@ export interface UseThreads {
   threads: ThreadSummary[];
   error: string | null;
   refresh: () => Promise<void>;
-  /** Show a new thread at the top while its first answer is written (the server lists it once that is stored). */
+  /** Show a new thread at the top at once, before the list is fetched again (the server lists it from its first run on). */
   showNew: (id: string, title: string) => void;
   rename: (id: string, title: string) => Promise<void>;
   remove: (id: string) => Promise<void>;

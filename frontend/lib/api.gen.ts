@@ -698,7 +698,8 @@ export interface paths {
         };
         /**
          * List Threads
-         * @description Your threads, most recently updated first.
+         * @description Your threads, most recently updated first; a new thread whose first answer is still being written (on any
+         *     replica) is listed too, under its question, so a page reloaded meanwhile finds it.
          */
         get: operations["list_threads_api_threads_get"];
         put?: never;

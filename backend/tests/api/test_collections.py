@@ -396,3 +396,14 @@ async def test_a_follow_up_prompt_no_longer_shows_the_model_a_passage_its_asker_
         third = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
         assert prompts and third["answer"]
         assert not [p for p in prompts if "paid in March" in p or "minutes.md" in p]
+
+
+async def test_a_new_threads_first_run_is_listed_for_its_owner_only(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        conversations, runlog = app.state.services.conversations, app.state.services.runner.runlog
+        assert await conversations.claim("bobs-first", bob.user["id"])  # as POST /api/chat/stream does on a new thread
+        await runlog.start("run-1", "bobs-first", "What do lighthouse keepers earn?", "2026-11-26T10:00:00.000+00:00")
+        bobs = (await bob_client.get("/api/threads")).json()
+        assert [(t["thread_id"], t["title"]) for t in bobs] == [("bobs-first", "What do lighthouse keepers earn?")]
+        assert (await ann_client.get("/api/threads")).json() == []

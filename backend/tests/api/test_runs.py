@@ -303,6 +303,21 @@ async def test_a_json_request_whose_client_leaves_cancels_its_run_and_keeps_noth
         assert (await client.get(f"/api/threads/{thread}")).status_code == 404
 
 
+async def test_a_new_thread_is_listed_under_its_question_while_its_first_answer_is_written(slow_server):
+    url, app = slow_server
+    body = {"message": POEM, "mode": "chat", "thread_id": "listed-early"}
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        assert (await client.post("/api/chat", json={"message": "Hello", "thread_id": "older"})).status_code == 200
+        async with started(client, body) as (events, run_id):
+            listed = (await client.get("/api/threads")).json()  # what a page reloaded now shows in its sidebar
+            assert [(t["thread_id"], t["title"]) for t in listed] == [("listed-early", POEM), ("older", "Hello")]
+            async for _ in events:
+                pass
+        await until_logged(app, run_id)
+        listed = (await client.get("/api/threads")).json()
+        assert [(t["thread_id"], t["title"]) for t in listed] == [("listed-early", POEM), ("older", "Hello")]
+
+
 async def test_a_new_threads_first_run_is_a_409_to_rename_or_delete_not_a_404(slow_server):
     url, app = slow_server
     body = {"message": POEM, "mode": "chat", "thread_id": "first-run"}

@@ -203,6 +203,18 @@ test("a new thread is in the sidebar while its first answer is written, and dele
   await expect(row).toBeVisible(); // still there, now stored
 });
 
+test("a new thread whose first answer is being written is still in the sidebar after a reload", async ({ page }) => {
+  const { chat } = await askMidAnswer(page, 0);
+  const threadId = chat.threadIdFromUrl()!;
+  await page.reload();
+  const answer = chat.lastAnswer();
+  await expect(answer.root).toHaveAttribute("data-state", "streaming");
+  await expect(chat.threadById(threadId)).toBeVisible();
+  expect(await answer.root.getAttribute("data-state")).toBe("streaming"); // listed by the page load, not by the end
+  await chat.waitForAnswerDone();
+  await expect(chat.threadById(threadId)).toHaveCount(1);
+});
+
 test("a stopped answer, reloaded, keeps its text and offers Retry, which asks again in the same thread", async ({
   page,
 }) => {
