@@ -4,7 +4,7 @@ ask rag/collections.py who may read or write: `readable_documents`, `writable_co
 
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -94,19 +94,17 @@ class DocumentNames:
 
 
 async def thread_names(
-    services: Services, readable: frozenset[str], given: Iterable[Mapping[str, Any]]
+    services: Services, readable: frozenset[str], thread_id: str, turns: Iterable[Mapping[str, Any]]
 ) -> DocumentNames:
-    """The reader's document names for one thread. `given` are the passages its turns were given (their stored
-    sources, or its ledger): only their documents' names are withheld, so a name the reader never saw as a document
-    (their own "@salaries.md" that matched nothing) is never told apart from one that does not exist."""
+    """The reader's document names for one thread. Only the names of documents the thread was given passages of
+    (its ledger, which also holds passages no answer cited, and its stored turns' sources) are withheld, so a name
+    the reader never saw as a document (their own "@salaries.md" that matched nothing) is never told apart from one
+    that does not exist."""
     mine = frozenset(await services.knowledge.retriever.scoped(readable).document_names())
+    state = await services.graph.aget_state({"configurable": {"thread_id": thread_id}})
+    given = [*state.values.get("ledger", {}).values(), *(s for turn in turns for s in turn["sources"] or [])]
     lost = {s["document"] for s in given if s.get("doc_id") and s["doc_id"] not in readable}
     return DocumentNames(mine, frozenset(lost - mine))
-
-
-def passages_given(turns: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
-    """The passages stored turns were given (their sources), for `thread_names`."""
-    return (source for turn in turns for source in turn["sources"] or [])
 
 
 def visible_faq(triage: Triage | None, names: DocumentNames | None) -> Triage | None:

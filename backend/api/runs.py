@@ -9,7 +9,6 @@ from sse_starlette import EventSourceResponse
 from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
 from backend.api.collections import (
     DocumentNames,
-    passages_given,
     readable_documents,
     thread_names,
     visible_faq,
@@ -86,8 +85,8 @@ async def follow_run(
         if not isinstance(event, StatusEvent | DoneEvent):
             return event
         if names is None:
-            turns = await services.conversations.turns(info["thread_id"])
-            names = await thread_names(services, readable, passages_given(turns))
+            thread_id = info["thread_id"]
+            names = await thread_names(services, readable, thread_id, await services.conversations.turns(thread_id))
         if isinstance(event, StatusEvent):
             detail = names.text(event.detail) if event.detail else event.detail
             return event.model_copy(update={"label": names.text(event.label), "detail": detail})

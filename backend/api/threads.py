@@ -6,7 +6,6 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from backend.api.collections import (
-    passages_given,
     readable_documents,
     thread_names,
     visible_sources,
@@ -49,18 +48,16 @@ async def _owns(services: Services, thread_id: str, principal: Principal) -> boo
 async def list_threads(services: ServicesDep, principal: PrincipalDep) -> list[dict]:
     """Your threads, most recently updated first; a new thread whose first answer is still being written (on any
     replica) is listed too, under its question, so a page reloaded meanwhile finds it."""
+    running = await services.runner.answering()  # read first: a run that ends meanwhile is then stored
     stored = await services.conversations.threads(principal.owner)
     listed = {t["thread_id"] for t in stored}
-    running = [r for r in await services.runner.runlog.running() if r["thread_id"] not in listed]
-    if principal.user is not None and running:
-        mine = set(await services.conversations.owned(principal.owner))
-        running = [r for r in running if r["thread_id"] in mine]
     first: dict[str, dict] = {}
     for run in running:  # oldest first: a thread's title is its first question
-        first.setdefault(
-            run["thread_id"], {**run, "title": title_from(run["question"]), "updated_at": run["created_at"]}
-        )
-    return [*reversed(first.values()), *stored]
+        if run["thread_id"] not in listed and run["thread_id"] not in first:
+            first[run["thread_id"]] = {**run, "title": title_from(run["question"]), "updated_at": run["created_at"]}
+    if principal.user is not None:
+        first = {t: row for t, row in first.items() if await services.conversations.owner_of(t) == principal.owner}
+    return sorted([*first.values(), *stored], key=lambda t: t["updated_at"], reverse=True)  # stable: ties as stored
 
 
 @router.get("/{thread_id}", response_model=ThreadDetail, responses=responses(404))
@@ -101,7 +98,7 @@ async def _visible_turns(services: Services, thread_id: str, principal: Principa
     longer read is withheld, and so is its name in an FAQ answer's sources, a step line or a route reason."""
     readable = await readable_documents(services, principal)
     turns = await services.conversations.turns(thread_id)
-    names = None if readable is None else await thread_names(services, readable, passages_given(turns))
+    names = None if readable is None else await thread_names(services, readable, thread_id, turns)
     return [visible_turn(t, readable, names) for t in turns]
 
 
@@ -136,13 +133,15 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     entries = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
     readable = await readable_documents(services, principal)
     ledger = visible_sources(entries, readable)  # type: ignore[arg-type]
-    names = None if readable is None else await thread_names(services, readable, entries)
     scope = values.get("scope", [])
+    if readable is not None and scope:  # the documents it aims at that the reader may still read
+        mine = set(await services.knowledge.retriever.scoped(readable).document_names())
+        scope = [name for name in scope if name in mine]
     return {
         "summary": values.get("summary", ""),
         "qa_index": values.get("qa_index", []),
         "ledger": sorted(ledger, key=lambda e: int(e["id"][1:])),
-        "scope": scope if names is None else [n for n in scope if n in names.readable],
+        "scope": scope,
         "summarized_upto": values.get("summarized_upto", 0),
     }
 

@@ -30,6 +30,7 @@ class ModelLease:
         self._lock = asyncio.Lock()
         self.called = False  # a node asked for the model: only then is the slot worth saving for the thread
         self._restoring: asyncio.Task[None] | None = None  # a restore started by `prefetch`
+        self.afresh = False  # this turn's calls compute their whole prompts: nothing cached is reused
 
     async def take(self, ahead: Ahead) -> int:
         """The turn's slot, waiting for it the first time."""
@@ -61,11 +62,22 @@ class ModelLease:
         """The thread's saved cache into the slot (KVCache logs and drops a file llama.cpp refuses)."""
         self.restored_tokens = await kv.restore(slot, self.thread_id)
 
+    def start_afresh(self) -> None:
+        """The turn's prompt no longer holds text its cache was computed with (a passage the asker lost): drop the
+        thread's saved cache, and have every call of the turn compute its whole prompt (`cache_prompt` false).
+        With it, llama.cpp would move chunks of an old cache into place (`n_cache_reuse`), from the slot or its
+        host-memory prompt cache, and their values were computed while that text was in the prompt. The turn's
+        slot is then saved clean for the thread, and the next turn reuses that."""
+        self.afresh = True
+        if self.kv is not None:
+            self.kv.delete(self.thread_id)
+
     def bind(self, model: BaseChatModel | Runnable) -> Runnable:
-        """The model with every request pinned to the turn's slot (when the backend has slots)."""
+        """The model with every request pinned to the turn's slot (when the backend has slots), reusing the slot's
+        cache unless the turn starts afresh."""
         if not self.pin or self.slot is None or self.slot < 0:
             return model
-        return model.bind(extra_body={"id_slot": self.slot, "cache_prompt": True})
+        return model.bind(extra_body={"id_slot": self.slot, "cache_prompt": not self.afresh})
 
     async def aside(self) -> None:
         """Before a side request on the slot: stash the slot's KV cache as it is, once per turn, for `finish` to put

@@ -96,10 +96,12 @@ class RunLog:
         await self.db.write(job)
 
     async def running(self) -> list[dict]:
-        """Every run still `running`, on any replica, oldest first: run_id, thread_id, question, created_at."""
-        sql = "SELECT run_id, thread_id, question, created_at FROM runs WHERE status = 'running' ORDER BY created_at"
+        """Every run logged as `running`, on any replica, oldest first: run_id, thread_id, question, created_at,
+        replica."""
+        columns = ("run_id", "thread_id", "question", "created_at", "replica")
+        sql = f"SELECT {', '.join(columns)} FROM runs WHERE status = 'running' ORDER BY created_at"
         rows = await self.db.read(lambda c: c.execute(sql).fetchall())
-        return [dict(zip(("run_id", "thread_id", "question", "created_at"), row, strict=True)) for row in rows]
+        return [dict(zip(columns, row, strict=True)) for row in rows]
 
     async def run(self, run_id: str) -> dict | None:
         """A run's row, or None."""

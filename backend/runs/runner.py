@@ -217,6 +217,17 @@ class TurnRunner:
         fields = ("run_id", "thread_id", "question", "status", "created_at")
         return {f: getattr(run, f) for f in fields} | {"last_event_id": len(run.events)}
 
+    async def answering(self) -> list[dict]:
+        """Runs still answering, on any replica, oldest first (run_id, thread_id, question, created_at): this
+        replica's as it knows them (one that has ended is not, while its status is still being logged), the others'
+        from the shared log."""
+        here = self.runlog.replica_id
+        return [
+            run
+            for run in await self.runlog.running()
+            if run["replica"] != here or ((live := self.live.get(run["run_id"])) is not None and not live.finished)
+        ]
+
     def active(self, thread_id: str) -> LiveRun | None:
         """The oldest run of the thread that is still answering (or waiting for its turn)."""
         return next((r for r in self.live.values() if r.thread_id == thread_id and not r.finished), None)

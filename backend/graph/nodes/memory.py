@@ -103,7 +103,8 @@ def memory_layers(state: ChatState, answer: str, sources: list[Source], cited: l
         "sources": cited,
         "answer": answer[:ANSWER_PREVIEW_CHARS],
     }
-    sent = state.get("sent") or {"prompt": state["question"], "sources": [], "window_start": 0, "window_note": ""}
+    window = {"window_start": state.get("window_start", 0), "window_note": state.get("window_note", "")}
+    sent = state.get("sent") or {"prompt": state["question"], "sources": [], **window}  # no generator: as it was
     entry = TranscriptEntry(question=state["question"], prompt=sent["prompt"], answer=answer, sources=sent["sources"])
     return {
         "transcript": [*state.get("transcript", []), entry],

@@ -18,7 +18,10 @@ from backend.graph.state import ChatState, TurnRequest
 
 async def start_turn(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Begin a turn with nothing left over from the previous one."""
-    return {**turn_defaults(state["request"]), **_without_lost_passages(state, runtime.context.readable)}
+    window = _without_lost_passages(state, runtime.context.readable)
+    if window and runtime.context.lease is not None:
+        runtime.context.lease.start_afresh()  # nor may the model's cache of those turns be reused
+    return {**turn_defaults(state["request"]), **window}
 
 
 def _without_lost_passages(state: ChatState, readable: frozenset[str] | None) -> dict:
@@ -27,7 +30,7 @@ def _without_lost_passages(state: ChatState, readable: frozenset[str] | None) ->
     Earlier prompts are replayed word for word (so the KV cache serves the follow-up), passages included; once the
     asker lost access to one's document (or it was deleted), the model must not read it again. The turns before
     the new start are then stood in for by the summary and their questions, as when the window is cut for length,
-    and the next prompt misses the KV cache once."""
+    and the turn computes its prompt afresh (ModelLease.start_afresh)."""
     if readable is None:
         return {}
     transcript, ledger, start = state.get("transcript", []), state.get("ledger", {}), state.get("window_start", 0)

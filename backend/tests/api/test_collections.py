@@ -3,6 +3,7 @@ uploader may write; a document in another user's personal collection never shows
 @mentions, document list or /v1 models, even as the best match; a withdrawn source reloads as not available."""
 
 import io
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -12,7 +13,9 @@ from fastapi import FastAPI
 from backend.api.collections import DocumentNames
 from backend.contract.types import NAME_NOT_AVAILABLE, SOURCE_NOT_AVAILABLE
 from backend.llm import fake
+from backend.llm.lease import ModelLease
 from backend.main import create_app
+from backend.runs.log import RunLog
 from backend.tests.api.auth_helpers import PASSWORD, Person, client_of, sign_in
 from backend.tests.conftest import fake_settings
 from bench.lib.sse import parse_sse
@@ -359,6 +362,29 @@ async def test_past_steps_route_reasons_and_scope_no_longer_name_a_document_its_
         assert "scope" not in later["route_reason"] and "minutes" not in str(later) and "91,000" not in str(later)
 
 
+async def test_a_lost_document_the_answer_did_not_cite_is_not_named_either(app, monkeypatch):
+    reply = fake.ScriptedChatModel.reply
+
+    def citing_the_boats_only(model: fake.ScriptedChatModel, messages: list) -> str:
+        said = reply(model, messages)  # "According to the documents: <a sentence of each passage> [S#]. …"
+        kept = [q for q in re.findall(r"[^.:]*\[S\d+\]\.", said) if "Boat" in q]
+        return f"According to the documents: {' '.join(kept)}" if kept else said
+
+    monkeypatch.setattr(fake.ScriptedChatModel, "reply", citing_the_boats_only)
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        member = await _bob_reads_the_minutes(app, ann, bob)
+        body = {"message": "@minutes.md @boats.md Do boat trips leave the harbour on Saturdays in summer?"}
+        asked = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
+        assert asked["route_reason"] == "mentions minutes.md, boats.md"
+        [turn] = await app.state.services.conversations.turns(asked["thread_id"])
+        assert [s["document"] for s in turn["sources"]] == ["boats.md"]  # minutes.md was searched, not cited
+
+        assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
+        export = (await bob_client.get(f"/api/threads/{asked['thread_id']}/export")).json()
+        assert export["turns"][0]["route_reason"] == f"mentions {NAME_NOT_AVAILABLE}, boats.md"
+
+
 def test_a_withheld_name_leaves_names_that_contain_it_and_reads_names_as_text():
     names = DocumentNames(
         readable=frozenset({"data.md", "Budget (final).md", "board a.md", "x.md"}),
@@ -373,37 +399,53 @@ def test_a_withheld_name_leaves_names_that_contain_it_and_reads_names_as_text():
 
 
 async def test_a_follow_up_prompt_no_longer_shows_the_model_a_passage_its_asker_lost(app, monkeypatch):
-    prompts: list[str] = []
+    shown: list[str] = []  # each prompt's <knowledge_base> blocks, earlier turns' replayed ones included
     reply = fake.ScriptedChatModel.reply
 
     def recording(model: fake.ScriptedChatModel, messages: list) -> str:
-        prompts.append("\n".join(m.text for m in messages))
+        shown.append(
+            "\n".join(re.findall(r"<knowledge_base>(.*?)</knowledge_base>", "\n".join(m.text for m in messages), re.S))
+        )
         return reply(model, messages)
 
     monkeypatch.setattr(fake.ScriptedChatModel, "reply", recording)
+    afresh: list[str] = []  # the turns whose model calls may reuse nothing cached (see test_lease.py)
+    monkeypatch.setattr(ModelLease, "start_afresh", lambda lease: afresh.append(lease.thread_id))
     async with client_of(app) as ann_client, client_of(app) as bob_client:
         ann, bob = await _people(app, ann_client, bob_client)
         member = await _bob_reads_the_minutes(app, ann, bob)
-        first = (await bob_client.post("/api/chat", json={"message": QUESTION}, headers=bob.headers())).json()
-        body = {"message": "And the boat trips, when do they leave?", "thread_id": first["thread_id"]}
-        second = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
-        assert "91,000" in first["answer"] and "Saturdays" in second["answer"]
-        assert "paid in March" in prompts[-1]  # the earlier turn's passage is replayed: the KV cache serves it
+        [board] = [c for c in (await ann_client.get("/api/collections")).json() if c["name"] == "Minutes"]
+        budget = b"# Budget\n\nThe lighthouse budget for next year is 2.4 million crowns."
+        assert (await upload(ann, "budget.md", budget, board["id"])).status_code == 202
+        await app.state.services.knowledge.drain()
+        thread: dict = {}
+        for question in (QUESTION, "What is the lighthouse budget for next year?", "When do the boat trips leave?"):
+            asked = await bob_client.post("/api/chat", json={"message": question, **thread}, headers=bob.headers())
+            thread = {"thread_id": asked.json()["thread_id"]}
+        assert "paid in March" in shown[-1] and "2.4 million" in shown[-1]  # the first two turns, replayed
+        assert afresh == []
 
         assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
-        prompts.clear()
-        body = {"message": "And are the boat trips in winter too?", "thread_id": first["thread_id"]}
-        third = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
-        assert prompts and third["answer"]
-        assert not [p for p in prompts if "paid in March" in p or "minutes.md" in p]
+        shown.clear()
+        body = {"message": "And are the boat trips in winter too?", **thread}
+        assert (await bob_client.post("/api/chat", json=body, headers=bob.headers())).status_code == 200
+        assert shown and not [b for b in shown if "paid in March" in b or "2.4 million" in b or "minutes.md" in b]
+        assert afresh == [thread["thread_id"]]
 
 
 async def test_a_new_threads_first_run_is_listed_for_its_owner_only(app):
     async with client_of(app) as ann_client, client_of(app) as bob_client:
         ann, bob = await _people(app, ann_client, bob_client)
-        conversations, runlog = app.state.services.conversations, app.state.services.runner.runlog
+        conversations = app.state.services.conversations
+        runlog = RunLog(app.state.services.runner.runlog.db, "another-replica")  # its runs, as a shared database has
+        hello = (await bob_client.post("/api/chat", json={"message": "Hello"}, headers=bob.headers())).json()
         assert await conversations.claim("bobs-first", bob.user["id"])  # as POST /api/chat/stream does on a new thread
         await runlog.start("run-1", "bobs-first", "What do lighthouse keepers earn?", "2026-11-26T10:00:00.000+00:00")
+        await runlog.start("run-2", "bobs-first", "And in winter?", "2026-11-26T10:00:01.000+00:00")  # queued behind
+        await runlog.start("run-3", hello["thread_id"], "And you?", "2026-11-26T10:00:02.000+00:00")  # a stored one's
         bobs = (await bob_client.get("/api/threads")).json()
-        assert [(t["thread_id"], t["title"]) for t in bobs] == [("bobs-first", "What do lighthouse keepers earn?")]
+        assert [(t["thread_id"], t["title"]) for t in bobs] == [
+            (hello["thread_id"], "Hello"),  # updated after the new thread's first run began: newest first
+            ("bobs-first", "What do lighthouse keepers earn?"),
+        ]
         assert (await ann_client.get("/api/threads")).json() == []

@@ -121,3 +121,21 @@ async def test_memory_survives_restart(settings):
     ):
         memory = (await c.get(f"/api/threads/{thread_id}/memory")).json()
     assert memory["qa_index"][0]["question"] == "Hello there"
+
+
+async def test_a_turn_answered_without_the_model_leaves_the_prompts_window_where_it_was(tmp_path):
+    app = create_app(fake_settings(tmp_path / "data", history_turns=3))
+    async with (
+        LifespanManager(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        thread_id = (await ask(c, "Write a poem about the sea", mode="chat"))[0][1]["thread_id"]
+        for topic in ("the wind", "a harbour", "a lighthouse"):
+            await ask(c, f"Write a poem about {topic}", thread_id, mode="chat")
+        config = {"configurable": {"thread_id": thread_id}}
+        cut = (await app.state.services.graph.aget_state(config)).values
+        assert cut["window_start"] > 0 and cut["window_note"]  # the window was cut for length
+        thanks = await ask(c, "Thanks!", thread_id)
+        assert status(thanks, "triage_intent")["label"] != "Recognising small talk"  # answered without the model
+        after = (await app.state.services.graph.aget_state(config)).values
+        assert (after["window_start"], after["window_note"]) == (cut["window_start"], cut["window_note"])

@@ -3,6 +3,8 @@ the turn finishes (after `done`), before the slot is saved for the thread."""
 
 import asyncio
 
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
 from backend.llm.gate import ModelGate
 from backend.llm.lease import ModelLease
 
@@ -132,3 +134,21 @@ async def test_a_turn_cancelled_while_a_node_call_holds_the_lease_still_frees_it
     await asyncio.gather(finishing, return_exceptions=True)
     assert gate.free == 1 and lease.slot is None
     assert await asyncio.wait_for(gate.acquire(), 1) == 0  # the next turn gets it
+
+
+class FilesKV(RecordingKV):
+    """RecordingKV that also records which thread's saved files were deleted."""
+
+    def delete(self, thread_id: str) -> None:
+        self.calls.append(("delete", thread_id))  # type: ignore[arg-type]
+
+
+def test_a_turn_started_afresh_drops_the_threads_saved_cache_and_reuses_nothing_cached_in_any_call():
+    kv, model = FilesKV(), FakeListChatModel(responses=["ok"])
+    lease = ModelLease(ModelGate(2), "t", kv, pin=True)  # type: ignore[arg-type]
+    lease.slot = 1
+    assert lease.bind(model).kwargs["extra_body"] == {"id_slot": 1, "cache_prompt": True}  # type: ignore[attr-defined]
+    lease.start_afresh()
+    assert kv.calls == [("delete", "t")]
+    for _ in range(2):  # the rewriter's call and the generator's
+        assert lease.bind(model).kwargs["extra_body"] == {"id_slot": 1, "cache_prompt": False}  # type: ignore[attr-defined]
