@@ -127,3 +127,36 @@ def test_follow_ups_come_from_the_kv_cache_also_after_a_restart_and_the_cache_go
         assert cached(after_restart) >= in_slot(follow) - 2, (follow, after_restart)  # restored from the file
         assert httpx.delete(f"{url}/api/threads/kv").status_code == 204
         assert not list(kv.folder.glob(f"{kv.thread_key('kv')}.*"))
+
+
+def test_a_call_without_cache_prompt_evaluates_its_whole_prompt_though_the_slot_holds_chunks_of_it(tmp_path):
+    """What ModelLease.start_afresh relies on, when an earlier prompt showed a passage its asker has lost: llama.cpp
+    would move chunks of the slot's cache into place (`n_cache_reuse`), values computed with that passage in the
+    prompt; with `cache_prompt` false it evaluates the whole prompt."""
+    topics = ("boilers", "ladders", "printers", "badges", "laptops", "keys", "desks", "parking", "travel", "lunch")
+    common = " ".join(
+        f"Rule {i}: {t} are checked every {i + 2} weeks by the facilities team." for i, t in enumerate(topics * 4)
+    )
+    lost = "The salary of the chief lighthouse keeper is 91,000 crowns a year."
+
+    def call(user: str, cache: bool) -> dict:
+        body = {
+            "messages": [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": user}],
+            "max_tokens": 1,
+            "temperature": 0,
+            "id_slot": 0,
+            "cache_prompt": cache,
+        }
+        reply = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=600)
+        assert reply.status_code == 200, reply.text
+        return reply.json()["timings"]
+
+    app = create_app(settings(tmp_path / "data"))
+    with serve_in_thread(app):
+        base = app.state.services.models.base_url
+        call(f"{lost}\n\n{common}\n\nHow often are ladders checked?", cache=True)  # the earlier prompt, in the slot
+        reused = call(f"{common}\n\nHow often are ladders checked?", cache=True)  # the passage taken out
+        call(f"{lost}\n\n{common}\n\nHow often are ladders checked?", cache=True)
+        afresh = call(f"{common}\n\nHow often are ladders checked?", cache=False)
+    assert reused["cache_n"] > 200, reused  # chunks moved into place, though the prompt no longer starts the same
+    assert afresh["cache_n"] == 0 and afresh["prompt_n"] >= reused["prompt_n"] + reused["cache_n"] - 1, afresh
