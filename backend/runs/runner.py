@@ -218,14 +218,14 @@ class TurnRunner:
         return {f: getattr(run, f) for f in fields} | {"last_event_id": len(run.events)}
 
     async def answering(self) -> list[dict]:
-        """Runs still answering, on any replica, oldest first (run_id, thread_id, question, created_at): this
-        replica's as it knows them (one that has ended is not, while its status is still being logged), the others'
-        from the shared log."""
+        """Runs still answering, on any replica, oldest first (run_id, thread_id, question, created_at), from the
+        shared log; but one of this replica's that has ended is not, while its status is still being logged. (One
+        that has just started may be logged before it is in `live`.)"""
         here = self.runlog.replica_id
         return [
             run
             for run in await self.runlog.running()
-            if run["replica"] != here or ((live := self.live.get(run["run_id"])) is not None and not live.finished)
+            if run["replica"] != here or (live := self.live.get(run["run_id"])) is None or not live.finished
         ]
 
     def active(self, thread_id: str) -> LiveRun | None:

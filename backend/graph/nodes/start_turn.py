@@ -31,7 +31,7 @@ def _without_lost_passages(state: ChatState, readable: frozenset[str] | None) ->
     asker lost access to one's document (or it was deleted), the model must not read it again. The turns before
     the new start are then stood in for by the summary and their questions, as when the window is cut for length,
     and the turn computes its prompt afresh (ModelLease.start_afresh)."""
-    if readable is None:
+    if readable is None or not state["request"].get("use_memory", True):  # a turn without memory shows no history
         return {}
     transcript, ledger, start = state.get("transcript", []), state.get("ledger", {}), state.get("window_start", 0)
     lost = [

@@ -426,6 +426,9 @@ async def test_a_follow_up_prompt_no_longer_shows_the_model_a_passage_its_asker_
         assert afresh == []
 
         assert (await ann_client.delete(member, headers=ann.headers())).status_code == 204
+        body = {"message": "Are boat trips in summer only?", "use_memory": False, **thread}
+        assert (await bob_client.post("/api/chat", json=body, headers=bob.headers())).status_code == 200
+        assert afresh == []  # a turn without memory shows no earlier turn: it leaves the window to the next one
         shown.clear()
         body = {"message": "And are the boat trips in winter too?", **thread}
         assert (await bob_client.post("/api/chat", json=body, headers=bob.headers())).status_code == 200

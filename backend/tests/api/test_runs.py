@@ -318,6 +318,17 @@ async def test_a_new_thread_is_listed_under_its_question_while_its_first_answer_
         assert [(t["thread_id"], t["title"]) for t in listed] == [("listed-early", POEM), ("older", "Hello")]
 
 
+async def test_a_run_of_this_server_that_has_ended_is_not_listed_while_its_status_is_still_being_logged(app, client):
+    runner = app.state.services.runner
+    for run_id in ("ended", "just-started"):
+        await runner.runlog.start(run_id, f"thread-{run_id}", f"Asked in {run_id}", "2026-11-26T10:00:00.000+00:00")
+    runner.live["ended"] = LiveRun("ended", "thread-ended", "Asked in ended", "2026-11-26T10:00:00.000+00:00")
+    runner.live["ended"].end("completed")  # its last event went out; the log still says running
+    listed = (await client.get("/api/threads")).json()
+    runner.live.pop("ended")
+    assert [t["thread_id"] for t in listed] == ["thread-just-started"]  # logged, not yet in `live`: answering
+
+
 async def test_a_new_threads_first_run_is_a_409_to_rename_or_delete_not_a_404(slow_server):
     url, app = slow_server
     body = {"message": POEM, "mode": "chat", "thread_id": "first-run"}
