@@ -10,11 +10,13 @@ from functools import cached_property
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel
 
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
 from backend.contract.api import CollectionOut, CollectionShare, NewCollection, ShareRequest
+from backend.contract.events import DoneEvent, SourcesEvent, StatusEvent
 from backend.contract.types import NAME_NOT_AVAILABLE, PublicSource, Triage, withheld
 from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
 
@@ -93,6 +95,11 @@ class DocumentNames:
         return re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, every)) + r")(?![\w-])")
 
 
+async def readable_names(services: Services, readable: frozenset[str]) -> frozenset[str]:
+    """The names of the documents a reader may read."""
+    return frozenset(await services.knowledge.retriever.scoped(readable).document_names())
+
+
 async def thread_names(
     services: Services, readable: frozenset[str], thread_id: str, turns: Iterable[Mapping[str, Any]]
 ) -> DocumentNames:
@@ -100,7 +107,7 @@ async def thread_names(
     (its ledger, which also holds passages no answer cited, and its stored turns' sources) are withheld, so a name
     the reader never saw as a document (their own "@salaries.md" that matched nothing) is never told apart from one
     that does not exist."""
-    mine = frozenset(await services.knowledge.retriever.scoped(readable).document_names())
+    mine = await readable_names(services, readable)
     state = await services.graph.aget_state({"configurable": {"thread_id": thread_id}})
     given = [*state.values.get("ledger", {}).values(), *(s for turn in turns for s in turn["sources"] or [])]
     lost = {s["document"] for s in given if s.get("doc_id") and s["doc_id"] not in readable}
@@ -130,6 +137,20 @@ def visible_turn(turn: dict, readable: frozenset[str] | None, names: DocumentNam
         "steps": [names.text(step) for step in turn["steps"] or []],
         "route_reason": names.text(turn["route_reason"] or ""),
     }
+
+
+def visible_event(event: BaseModel, readable: frozenset[str], names: DocumentNames) -> BaseModel:
+    """A run's event as its reader may see it now, as `visible_turn` shows a stored turn: citations, FAQ documents
+    and the names in status lines and the route reason of documents they may no longer read withheld."""
+    if isinstance(event, SourcesEvent):
+        return event.model_copy(update={"sources": visible_sources(event.sources, readable)})
+    if isinstance(event, StatusEvent):
+        detail = names.text(event.detail) if event.detail else event.detail
+        return event.model_copy(update={"label": names.text(event.label), "detail": detail})
+    if isinstance(event, DoneEvent):
+        triage = visible_faq(event.triage, names)
+        return event.model_copy(update={"triage": triage, "route_reason": names.text(event.route_reason)})
+    return event
 
 
 def _out(record: CollectionRecord, reader: Reader) -> CollectionOut:

@@ -7,13 +7,7 @@ from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
 from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
-from backend.api.collections import (
-    DocumentNames,
-    readable_documents,
-    thread_names,
-    visible_faq,
-    visible_sources,
-)
+from backend.api.collections import DocumentNames, readable_documents, thread_names, visible_event
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
@@ -78,20 +72,12 @@ async def follow_run(
 
     async def as_reader_sees(event: BaseModel) -> BaseModel:
         nonlocal names
-        if readable is None:
-            return event
-        if isinstance(event, SourcesEvent):
-            return event.model_copy(update={"sources": visible_sources(event.sources, readable)})
-        if not isinstance(event, StatusEvent | DoneEvent):
+        if readable is None or not isinstance(event, SourcesEvent | StatusEvent | DoneEvent):
             return event
         if names is None:
             thread_id = info["thread_id"]
             names = await thread_names(services, readable, thread_id, await services.conversations.turns(thread_id))
-        if isinstance(event, StatusEvent):
-            detail = names.text(event.detail) if event.detail else event.detail
-            return event.model_copy(update={"label": names.text(event.label), "detail": detail})
-        triage = visible_faq(event.triage, names)
-        return event.model_copy(update={"triage": triage, "route_reason": names.text(event.route_reason)})
+        return visible_event(event, readable, names)
 
     return event_stream(sse_frames(services, run_id, start, view=as_reader_sees), services)
 

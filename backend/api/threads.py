@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from backend.api.collections import (
     readable_documents,
+    readable_names,
     thread_names,
     visible_sources,
     visible_turn,
@@ -135,7 +136,7 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     ledger = visible_sources(entries, readable)  # type: ignore[arg-type]
     scope = values.get("scope", [])
     if readable is not None and scope:  # the documents it aims at that the reader may still read
-        mine = set(await services.knowledge.retriever.scoped(readable).document_names())
+        mine = await readable_names(services, readable)
         scope = [name for name in scope if name in mine]
     return {
         "summary": values.get("summary", ""),
