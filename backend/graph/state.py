@@ -93,7 +93,7 @@ def add_steps(left: list[str] | None, right: list[str] | None) -> list[str]:
 class ChatState(TypedDict, total=False):
     """State of a thread: memory kept across turns, then the keys of the current turn (reset by start_turn)."""
 
-    # memory (written only by the memory node, and by the summary update)
+    # memory (written by the memory node, the summary update, and start_turn when it cuts for a lost passage)
     messages: Annotated[list[AnyMessage], add_messages]
     ledger: dict[str, dict]  # S# -> source with its identity key: ids never change within a thread
     last_context: list[str]  # ledger ids the previous turn's generator saw
@@ -107,6 +107,7 @@ class ChatState(TypedDict, total=False):
     transcript: list[TranscriptEntry]  # the model's view of the conversation (see graph/history.py)
     window_start: int  # first transcript entry the prompt still shows
     window_note: str  # what stands in for the entries before it
+    cache_epoch: int  # moves on when the window is cut for a lost passage: KV caches of earlier epochs are not reused
     # the current turn
     request: TurnRequest
     run_id: str

@@ -6,7 +6,8 @@ rewriter and the generator share the cached prefix. A side request that branches
 check) runs `aside`: the slot is stashed before it and put back when the turn ends, after its `done` went out, so
 the next turn still finds the answer cached and the reader does not wait for the file read. When the turn ends the
 slot is saved for the thread and released. After a restart, `prefetch` takes a free slot and reads the thread's
-saved file as the turn starts, while the nodes before the first model call run.
+saved file as the turn starts, while the nodes before the first model call run. `begin` checks the thread's cache
+epoch: a cache computed while the prompt showed a passage its asker has since lost is never reused.
 """
 
 import asyncio
@@ -21,8 +22,13 @@ from backend.llm.kv_cache import KVCache
 class ModelLease:
     """A turn's slot, taken lazily."""
 
-    def __init__(self, gate: ModelGate, thread_id: str, kv: KVCache | None = None, pin: bool = False) -> None:
-        self.gate, self.thread_id, self.kv, self.pin = gate, thread_id, kv, pin
+    def __init__(
+        self, gate: ModelGate, thread_id: str, kv: KVCache | None = None, pin: bool = False, memory: bool = True
+    ) -> None:
+        """kv: the server's saved caches. memory: the turn replays the thread's history, so its slot is restored
+        and saved for the thread; a turn without memory only checks what the server holds of the thread."""
+        self.gate, self.thread_id, self.pin = gate, thread_id, pin
+        self.kv, self.held_by = (kv if memory else None), kv
         self.slot: int | None = None
         self.waited = False
         self.restored_tokens = 0
@@ -31,6 +37,7 @@ class ModelLease:
         self.called = False  # a node asked for the model: only then is the slot worth saving for the thread
         self._restoring: asyncio.Task[None] | None = None  # a restore started by `prefetch`
         self.afresh = False  # this turn's calls compute their whole prompts: nothing cached is reused
+        self.epoch = 0  # the thread's cache epoch (KVCache), told by `begin`
 
     async def take(self, ahead: Ahead) -> int:
         """The turn's slot, waiting for it the first time."""
@@ -40,7 +47,7 @@ class ModelLease:
                 self.waited = self.gate.waiting > 0 or self.gate.size > 0 and not self.gate.free
                 self.slot = await self.gate.acquire(ahead, self.thread_id)
                 if self.kv is not None and self.slot >= 0:
-                    self.restored_tokens = await self.kv.restore(self.slot, self.thread_id)
+                    self.restored_tokens = await self.kv.restore(self.slot, self.thread_id, self.epoch)
             elif self._restoring is not None:
                 await asyncio.shield(self._restoring)  # the file read `prefetch` started
             return self.slot
@@ -50,17 +57,26 @@ class ModelLease:
         waiting, take the slot now and start reading the file, so the restore overlaps the turn's first nodes
         instead of delaying its first model call. Otherwise the first call takes the slot as usual."""
         kv = self.kv
-        if kv is None or self.slot is not None or self.thread_id in kv.warm or not kv.has(self.thread_id):
+        if kv is None or self.slot is not None or self.thread_id in kv.held or not (saved := kv.saved(self.thread_id)):
             return
         slot = self.gate.try_acquire(self.thread_id)  # taken here and now, or not at all: never queued
         if slot is None or slot < 0:
             return
         self.slot = slot
-        self._restoring = asyncio.create_task(self._restore(kv, slot))
+        self._restoring = asyncio.create_task(self._restore(kv, slot, max(saved)))
 
-    async def _restore(self, kv: KVCache, slot: int) -> None:
-        """The thread's saved cache into the slot (KVCache logs and drops a file llama.cpp refuses)."""
-        self.restored_tokens = await kv.restore(slot, self.thread_id)
+    async def _restore(self, kv: KVCache, slot: int, epoch: int) -> None:
+        """The thread's saved cache into the slot (KVCache logs and drops a file llama.cpp refuses). The file's
+        epoch is checked against the thread's when the turn begins."""
+        self.restored_tokens = await kv.restore(slot, self.thread_id, epoch)
+
+    def begin(self, epoch: int, cut: bool = False) -> None:
+        """The thread's cache epoch as its turn starts. cut: this turn cut the prompt's window for a lost passage
+        (and moved the epoch). What this server holds of the thread from another epoch (another replica made the
+        cut, or a prefetched file is older) is not reused either: the turn starts afresh."""
+        self.epoch = epoch
+        if cut or self.held_by is not None and self.held_by.stale(self.thread_id, epoch):
+            self.start_afresh()
 
     def start_afresh(self) -> None:
         """The turn's prompt no longer holds text its cache was computed with (a passage the asker lost): drop the
@@ -70,7 +86,7 @@ class ModelLease:
         slot is then saved clean for the thread, and the next turn reuses that."""
         self.afresh = True
         if self.kv is not None:
-            self.kv.delete(self.thread_id)
+            self.kv.drop(self.thread_id)
 
     def bind(self, model: BaseChatModel | Runnable) -> Runnable:
         """The model with every request pinned to the turn's slot (when the backend has slots), reusing the slot's
@@ -106,7 +122,7 @@ class ModelLease:
                 self.stashed = False
                 await asyncio.shield(self.kv.unstash(slot))  # drops the scratch file even when the turn is not kept
             if keep and self.called and self.kv is not None and slot >= 0:
-                await asyncio.shield(self.kv.save(slot, self.thread_id))
+                await asyncio.shield(self.kv.save(slot, self.thread_id, self.epoch))
         finally:
             if slot is not None:
                 self.gate.release(slot, owner)

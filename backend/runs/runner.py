@@ -357,7 +357,7 @@ class TurnRunner:
         base = await self.clean_base(spec.thread_id)
         completed = False
         m = self.models
-        lease = ModelLease(m.gate, spec.thread_id, m.kv if spec.use_memory else None, m.pin_slots)
+        lease = ModelLease(m.gate, spec.thread_id, m.kv, m.pin_slots, memory=spec.use_memory)
         lease.prefetch()  # after a restart the thread's KV cache is read while the first nodes run
         readable = spec.asker.readable
         retriever = self.deps.retriever.scoped(readable) if readable is not None else self.deps.retriever

@@ -2,8 +2,9 @@
 
 Contract: reads `request`; writes every per-turn key (question, mode, use_memory, run_id, started_at, routing,
 retrieval and answer keys to their empty values; `triage`, `validation` and `steps` reset through their reducers;
-`turn_record` None). Memory keys are left alone, but one: when the prompt's window still shows a passage of a
-document the asker may no longer read, the window starts after that turn (`window_start`, `window_note`).
+`turn_record` None). Memory keys are left alone unless the prompt's window still shows a passage of a document
+the asker may no longer read: then the window starts after that turn (`window_start`, `window_note`), and the
+thread's KV cache moves to a new epoch (`cache_epoch`), so no replica reuses what it cached before.
 """
 
 import time
@@ -19,8 +20,8 @@ from backend.graph.state import ChatState, TurnRequest
 async def start_turn(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Begin a turn with nothing left over from the previous one."""
     window = _without_lost_passages(state, runtime.context.readable)
-    if window and runtime.context.lease is not None:
-        runtime.context.lease.start_afresh()  # nor may the model's cache of those turns be reused
+    if (lease := runtime.context.lease) is not None:  # no replica reuses its cache of the cut turns
+        lease.begin(window.get("cache_epoch", state.get("cache_epoch", 0)), cut=bool(window))
     return {**turn_defaults(state["request"]), **window}
 
 
@@ -30,7 +31,8 @@ def _without_lost_passages(state: ChatState, readable: frozenset[str] | None) ->
     Earlier prompts are replayed word for word (so the KV cache serves the follow-up), passages included; once the
     asker lost access to one's document (or it was deleted), the model must not read it again. The turns before
     the new start are then stood in for by the summary and their questions, as when the window is cut for length,
-    and the turn computes its prompt afresh (ModelLease.start_afresh)."""
+    and the thread's cache moves to a new epoch: this turn computes its prompt afresh, and so does the next turn
+    of any replica that cached the thread before (ModelLease.begin)."""
     if readable is None or not state["request"].get("use_memory", True):  # a turn without memory shows no history
         return {}
     transcript, ledger, start = state.get("transcript", []), state.get("ledger", {}), state.get("window_start", 0)
@@ -42,7 +44,11 @@ def _without_lost_passages(state: ChatState, readable: frozenset[str] | None) ->
     if not lost:
         return {}
     cut = lost[-1] + 1
-    return {"window_start": cut, "window_note": earlier_note(state, cut)}
+    return {
+        "window_start": cut,
+        "window_note": earlier_note(state, cut),
+        "cache_epoch": state.get("cache_epoch", 0) + 1,
+    }
 
 
 def turn_defaults(request: TurnRequest) -> dict:

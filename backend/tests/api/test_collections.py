@@ -411,6 +411,11 @@ async def test_a_follow_up_prompt_no_longer_shows_the_model_a_passage_its_asker_
     monkeypatch.setattr(fake.ScriptedChatModel, "reply", recording)
     afresh: list[str] = []  # the turns whose model calls may reuse nothing cached (see test_lease.py)
     monkeypatch.setattr(ModelLease, "start_afresh", lambda lease: afresh.append(lease.thread_id))
+    epochs: list[int] = []  # each turn's cache epoch: what every replica's cache of the thread is checked against
+    begin = ModelLease.begin
+    monkeypatch.setattr(
+        ModelLease, "begin", lambda lease, epoch, cut=False: (epochs.append(epoch), begin(lease, epoch, cut))[1]
+    )
     async with client_of(app) as ann_client, client_of(app) as bob_client:
         ann, bob = await _people(app, ann_client, bob_client)
         member = await _bob_reads_the_minutes(app, ann, bob)
@@ -434,6 +439,11 @@ async def test_a_follow_up_prompt_no_longer_shows_the_model_a_passage_its_asker_
         assert (await bob_client.post("/api/chat", json=body, headers=bob.headers())).status_code == 200
         assert shown and not [b for b in shown if "paid in March" in b or "2.4 million" in b or "minutes.md" in b]
         assert afresh == [thread["thread_id"]]
+        assert epochs == [0, 0, 0, 0, 1]  # the cut moved the thread's cache to a new epoch
+
+        body = {"message": "Do the boat trips need a booking?", **thread}
+        assert (await bob_client.post("/api/chat", json=body, headers=bob.headers())).status_code == 200
+        assert epochs[-1] == 1 and afresh == [thread["thread_id"]]  # kept, and nothing more to cut
 
 
 async def test_a_new_threads_first_run_is_listed_for_its_owner_only(app):

@@ -1,14 +1,22 @@
 """The KV cache follows the thread, on the real embedded 0.5B model: follow-ups and restarts are served from it."""
 
+import asyncio
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
+from backend.graph.builder import build_graph
 from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
+from backend.store.checkpointer import checkpointer_for
+from backend.store.open import open_storage
 from backend.tests.conftest import SAMPLE_DOCS
 from bench.lib.llama import LlamaLog, stderr_to
 from bench.lib.server import serve_in_thread
@@ -49,6 +57,15 @@ def last_call(log: LlamaLog, timeout: float = 30) -> dict:
     time.sleep(0.3)
     calls += log.calls()
     return [c for c in calls if c["decoded"] > 1][-1]
+
+
+@contextmanager
+def serving_the_samples(data: Path, log_path: Path) -> Iterator[tuple[FastAPI, str, LlamaLog]]:
+    """A server on the 0.5B model with the sample documents ingested; its app, URL and llama.cpp's log."""
+    app = create_app(settings(data))
+    with stderr_to(log_path), serve_in_thread(app) as url:
+        asyncio.run(ingest_paths(app.state.services.knowledge, [SAMPLE_DOCS]))
+        yield app, url, LlamaLog(log_path)
 
 
 def cached(call: dict) -> int:
@@ -94,14 +111,8 @@ def test_first_turns_find_the_system_prompt_already_cached_and_a_restart_restore
 
 
 def test_follow_ups_come_from_the_kv_cache_also_after_a_restart_and_the_cache_goes_with_its_thread(tmp_path, caplog):
-    data = tmp_path / "data"
-    first = create_app(settings(data))
-    log_path = tmp_path / "llama.log"
-    with stderr_to(log_path), serve_in_thread(first) as url:
-        log = LlamaLog(log_path)
-        import asyncio
-
-        asyncio.run(ingest_paths(first.state.services.knowledge, [SAMPLE_DOCS]))
+    data, log_path = tmp_path / "data", tmp_path / "llama.log"
+    with serving_the_samples(data, log_path) as (first, url, log):
         ask(url, "How often must the Zephyr-9 be serviced?", "kv")
         first_turn = last_call(log)
         ask(url, "And how much does a service cost?", "kv")
@@ -160,3 +171,37 @@ def test_a_call_without_cache_prompt_evaluates_its_whole_prompt_though_the_slot_
         afresh = call(f"{common}\n\nHow often are ladders checked?", cache=False)
     assert reused["cache_n"] > 200, reused  # chunks moved into place, though the prompt no longer starts the same
     assert afresh["cache_n"] == 0 and afresh["prompt_n"] >= reused["prompt_n"] + reused["cache_n"] - 1, afresh
+
+
+def test_a_server_that_cached_a_thread_before_another_replica_cut_its_window_reuses_none_of_that_cache(tmp_path):
+    """Another replica's turn cut the thread's window for a passage its asker lost, and moved the thread's cache
+    epoch (`cache_epoch`) in the shared checkpoint store. This server's llama.cpp still holds the thread's earlier
+    cache, computed with that passage in the prompt, and so does its saved file: the next turn here evaluates its
+    whole prompt, and the turn after it is served from the clean cache it left."""
+    data = tmp_path / "data"
+    with serving_the_samples(data, tmp_path / "llama.log") as (app, url, log):
+        ask(url, "How often must the Zephyr-9 be serviced?", "cut")
+        last_call(log)
+        ask(url, "And how much does a service cost?", "cut")
+        follow = last_call(log)
+        assert cached(follow) > 100, follow  # the cache of epoch 0 serves the thread here
+        kv = app.state.services.models.kv
+        assert set(kv.saved("cut")) == {0}
+
+        asyncio.run(another_replica_moves_the_epoch(settings(data), "cut", 1))
+        ask(url, "Is the service covered by the warranty?", "cut")
+        afresh = last_call(log)
+        assert cached(afresh) == 0, afresh  # though the slot held all of the earlier turns
+        assert set(kv.saved("cut")) == {1}  # the file of epoch 0 went; the clean one is saved under epoch 1
+        ask(url, "Who carries out the service?", "cut")
+        after = last_call(log)
+    assert cached(after) >= afresh["prompt_tokens"] - 2, (afresh, after)  # (its answer may have been repaired)
+
+
+async def another_replica_moves_the_epoch(config: Settings, thread_id: str, epoch: int) -> None:
+    """What another replica's turn cut for a lost passage leaves in the checkpoint store it shares (only the
+    epoch: this server's own window is left as it was)."""
+    async with open_storage(config) as storage:
+        checkpointer = await storage.conversations.call(lambda: checkpointer_for(storage.conversations))
+        graph = build_graph(checkpointer)
+        await graph.aupdate_state({"configurable": {"thread_id": thread_id}}, {"cache_epoch": epoch}, as_node="memory")

@@ -1,11 +1,16 @@
 """ModelLease.aside: a side request on the turn's slot leaves the slot's KV cache as it found it, put back when
-the turn finishes (after `done`), before the slot is saved for the thread."""
+the turn finishes (after `done`), before the slot is saved for the thread. ModelLease.begin and KVCache's epochs:
+what a server cached of a thread before its window was cut for a lost passage is never reused."""
 
 import asyncio
+import json
+from pathlib import Path
 
+import httpx
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from backend.llm.gate import ModelGate
+from backend.llm.kv_cache import KVCache
 from backend.llm.lease import ModelLease
 
 
@@ -15,7 +20,7 @@ class RecordingKV:
     def __init__(self) -> None:
         self.calls: list[tuple[str, int]] = []
 
-    async def restore(self, slot: int, thread_id: str) -> int:
+    async def restore(self, slot: int, thread_id: str, epoch: int = 0) -> int:
         return 0
 
     async def stash(self, slot: int) -> bool:
@@ -26,7 +31,7 @@ class RecordingKV:
         self.calls.append(("unstash", slot))
         return True
 
-    async def save(self, slot: int, thread_id: str) -> int:
+    async def save(self, slot: int, thread_id: str, epoch: int = 0) -> int:
         self.calls.append(("save", slot))
         return 1
 
@@ -66,12 +71,12 @@ class SavedKV(RecordingKV):
 
     def __init__(self) -> None:
         super().__init__()
-        self.warm: set[str] = set()
+        self.held: dict[str, int] = {}
 
-    def has(self, thread_id: str) -> bool:
-        return True
+    def saved(self, thread_id: str) -> dict[int, str]:
+        return {0: "file"}
 
-    async def restore(self, slot: int, thread_id: str) -> int:
+    async def restore(self, slot: int, thread_id: str, epoch: int = 0) -> int:
         self.calls.append(("restore starts", slot))
         await asyncio.sleep(0.05)
         self.calls.append(("restored", slot))
@@ -93,7 +98,7 @@ async def test_prefetch_reads_the_saved_cache_while_the_first_nodes_run_and_the_
 
 async def test_prefetch_waits_for_nothing_and_restores_nothing_when_it_should_not():
     kv = SavedKV()
-    kv.warm.add("warm")
+    kv.held["warm"] = 0
     busy = ModelGate(1)
     await busy.acquire()  # another turn holds the only slot: this one must queue and say so, as usual
     for lease in (ModelLease(ModelGate(2), "warm", kv, pin=True), ModelLease(busy, "t", kv, pin=True)):  # type: ignore[arg-type]
@@ -137,10 +142,10 @@ async def test_a_turn_cancelled_while_a_node_call_holds_the_lease_still_frees_it
 
 
 class FilesKV(RecordingKV):
-    """RecordingKV that also records which thread's saved files were deleted."""
+    """RecordingKV that also records which thread's cache was dropped (files deleted, not to be reused)."""
 
-    def delete(self, thread_id: str) -> None:
-        self.calls.append(("delete", thread_id))  # type: ignore[arg-type]
+    def drop(self, thread_id: str) -> None:
+        self.calls.append(("drop", thread_id))  # type: ignore[arg-type]
 
 
 def test_a_turn_started_afresh_drops_the_threads_saved_cache_and_reuses_nothing_cached_in_any_call():
@@ -149,6 +154,124 @@ def test_a_turn_started_afresh_drops_the_threads_saved_cache_and_reuses_nothing_
     lease.slot = 1
     assert lease.bind(model).kwargs["extra_body"] == {"id_slot": 1, "cache_prompt": True}  # type: ignore[attr-defined]
     lease.start_afresh()
-    assert kv.calls == [("delete", "t")]
+    assert kv.calls == [("drop", "t")]
     for _ in range(2):  # the rewriter's call and the generator's
         assert lease.bind(model).kwargs["extra_body"] == {"id_slot": 1, "cache_prompt": False}  # type: ignore[attr-defined]
+
+
+def slot_files(folder: Path) -> httpx.AsyncClient:
+    """A client of a stand-in for llama.cpp's slot save and restore routes (`POST /slots/{id}?action=…`): a save
+    writes the named file into the folder, a restore reads it back or fails as llama.cpp does on a missing file."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        path = folder / json.loads(request.content)["filename"]
+        if request.url.params["action"] == "save":
+            path.write_bytes(b"state")
+            return httpx.Response(200, json={"n_saved": 5})
+        if not path.exists():
+            return httpx.Response(400, json={"error": "failed to restore"})
+        return httpx.Response(200, json={"n_restored": 5})
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(handle), base_url="http://llama")
+
+
+async def test_a_server_holding_the_threads_cache_from_an_earlier_epoch_reuses_none_of_it(tmp_path):
+    """Another replica cut the thread's window for a lost passage (the state's cache epoch moved from 0 to 1):
+    what this server cached of the thread before, in llama.cpp or in its file, was computed with that passage."""
+    model = FakeListChatModel(responses=["ok"])
+    async with slot_files(tmp_path) as http:
+        kv = KVCache(tmp_path, http, "m", "v1", max_mb=100, thread_mb=10)
+        before = ModelLease(ModelGate(1), "t", kv, pin=True)
+        before.begin(0)
+        await before.take(lambda _: None)
+        await before.finish(keep=True)
+        assert set(kv.saved("t")) == {0} and kv.held == {"t": 0}
+
+        after = ModelLease(ModelGate(1), "t", kv, pin=True)
+        after.begin(1)  # the epoch the other replica's cut turn left in the thread's state
+        assert kv.saved("t") == {} and not after.restored_tokens
+        slot = await after.take(lambda _: None)
+        assert after.bind(model).kwargs["extra_body"] == {"id_slot": slot, "cache_prompt": False}  # type: ignore[attr-defined]
+        await after.finish(keep=True)
+        assert set(kv.saved("t")) == {1} and kv.saved("t")[1].name.endswith(".m.v1.e1.bin")
+
+        next_turn = ModelLease(ModelGate(1), "t", kv, pin=True)
+        next_turn.begin(1)  # same epoch: the clean cache is reused
+        await next_turn.take(lambda _: None)
+        assert next_turn.bind(model).kwargs["extra_body"]["cache_prompt"] is True  # type: ignore[attr-defined]
+
+
+async def test_after_a_restart_an_older_epochs_file_is_prefetched_but_not_reused_and_a_current_one_is(tmp_path):
+    model = FakeListChatModel(responses=["ok"])
+    async with slot_files(tmp_path) as http:
+        await KVCache(tmp_path, http, "m", "v1", 100, 10).save(0, "t", 0)  # before the restart, at epoch 0
+        for epoch, reused in ((1, False), (1, True)):  # the thread's state says 1; then its clean file is used
+            kv = KVCache(tmp_path, http, "m", "v1", 100, 10)  # a restarted server: llama.cpp holds nothing
+            lease = ModelLease(ModelGate(1), "t", kv, pin=True)
+            lease.prefetch()
+            lease.begin(epoch)
+            slot = await lease.take(lambda _: None)
+            assert lease.bind(model).kwargs["extra_body"] == {"id_slot": slot, "cache_prompt": reused}  # type: ignore[attr-defined]
+            await lease.finish(keep=True)
+            assert set(kv.saved("t")) == {1}
+
+
+async def test_a_thread_is_stale_only_where_held_or_saved_at_another_epoch(tmp_path):
+    async with slot_files(tmp_path) as http:
+        kv = KVCache(tmp_path, http, "m", "v1", 100, 10)
+        assert not kv.stale("t", 3)  # never served here, no file: nothing of it can be reused
+        await kv.save(0, "t", 3)
+        await kv.save(0, "other", 0)
+        assert not kv.stale("t", 3) and kv.stale("t", 4)
+        assert kv.saved("t")[3].name == kv.filename("t", 3) and kv.filename("t", 0) == f"{kv.thread_key('t')}.m.v1.bin"
+
+
+async def test_llama_cpp_holding_the_thread_from_an_earlier_epoch_is_stale_though_no_file_is_left(tmp_path):
+    """Another replica's llama.cpp served the thread at epoch 0; its file is gone (a shared folder where the cut
+    deleted it, or pruned, or over the size cap), but the slot and the host-memory prompt cache still hold it."""
+    model = FakeListChatModel(responses=["ok"])
+    async with slot_files(tmp_path) as http:
+        kv = KVCache(tmp_path, http, "m", "v1", 100, 10)
+        await kv.save(0, "t", 0)
+        kv.saved("t")[0].unlink()
+        lease = ModelLease(ModelGate(1), "t", kv, pin=True)
+        lease.begin(1)
+        await lease.take(lambda _: None)
+        assert lease.bind(model).kwargs["extra_body"]["cache_prompt"] is False  # type: ignore[attr-defined]
+
+
+async def test_a_cut_turn_that_never_called_the_model_leaves_the_next_turn_to_start_afresh(tmp_path):
+    """The cut turn was answered from the FAQ, or blocked: it saved nothing, and llama.cpp still holds the thread's
+    cache from before the cut."""
+    model = FakeListChatModel(responses=["ok"])
+    async with slot_files(tmp_path) as http:
+        kv = KVCache(tmp_path, http, "m", "v1", 100, 10)
+        before = ModelLease(ModelGate(1), "t", kv, pin=True)
+        before.begin(0)
+        await before.take(lambda _: None)
+        await before.finish(keep=True)
+        cut = ModelLease(ModelGate(1), "t", kv, pin=True)
+        cut.begin(1, cut=True)
+        await cut.finish(keep=True)
+        for reused in (False, True):  # the turn after the cut starts afresh and saves a clean cache: then reused
+            lease = ModelLease(ModelGate(1), "t", kv, pin=True)
+            lease.begin(1)
+            await lease.take(lambda _: None)
+            assert lease.bind(model).kwargs["extra_body"]["cache_prompt"] is reused  # type: ignore[attr-defined]
+            await lease.finish(keep=True)
+
+
+async def test_a_turn_without_memory_on_a_server_holding_the_thread_from_an_earlier_epoch_reuses_none_of_it(tmp_path):
+    """Its prompt replays no history, but its slot (kept for the thread) holds the earlier cache, whose chunks
+    llama.cpp could move into place. It saves nothing for the thread, so the next turn with memory starts afresh too."""
+    model = FakeListChatModel(responses=["ok"])
+    async with slot_files(tmp_path) as http:
+        kv = KVCache(tmp_path, http, "m", "v1", 100, 10)
+        await kv.save(0, "t", 0)
+        for memory in (False, True):
+            lease = ModelLease(ModelGate(1), "t", kv, pin=True, memory=memory)
+            lease.begin(1)
+            await lease.take(lambda _: None)
+            assert lease.bind(model).kwargs["extra_body"]["cache_prompt"] is False  # type: ignore[attr-defined]
+            await lease.finish(keep=True)
+        assert set(kv.saved("t")) == {1}
