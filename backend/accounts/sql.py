@@ -262,6 +262,26 @@ class SqlAccountStore:
         await self._db.write(job)
         return group
 
+    async def rename_group(self, group_id: str, name: str) -> bool:
+        """Give a group another name (GroupTaken when another has it); False when there is no such group."""
+
+        def job(conn: Conn) -> bool:
+            try:
+                return conn.execute("UPDATE groups SET name = ? WHERE id = ?", (name, group_id)).rowcount > 0
+            except self._db.integrity_error as exc:
+                raise GroupTaken(name) from exc
+
+        return await self._db.write(job)
+
+    async def delete_group(self, group_id: str) -> bool:
+        """Remove a group and its memberships; False when there is no such group."""
+
+        def job(conn: Conn) -> bool:
+            conn.execute("DELETE FROM group_members WHERE group_id = ?", (group_id,))
+            return conn.execute("DELETE FROM groups WHERE id = ?", (group_id,)).rowcount > 0
+
+        return await self._db.write(job)
+
     async def groups(self) -> list[Group]:
         """Every group with its members, by name."""
 

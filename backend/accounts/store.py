@@ -176,6 +176,12 @@ class AccountStore(Protocol):
     async def create_group(self, group: Group) -> Group:
         """Store a new group (GroupTaken when the name is used)."""
 
+    async def rename_group(self, group_id: str, name: str) -> bool:
+        """Give a group another name (GroupTaken when another has it); False when there is no such group."""
+
+    async def delete_group(self, group_id: str) -> bool:
+        """Remove a group and its memberships; False when there is no such group."""
+
     async def groups(self) -> list[Group]:
         """Every group with its members, by name."""
 

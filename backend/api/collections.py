@@ -1,6 +1,7 @@
-"""GET /api/collections (yours to read), POST /api/collections (admins: a team or group collection) and
-PUT/DELETE /api/collections/{id}/groups/{group_id} (admins: share a group collection); and what every route uses to
-ask rag/collections.py who may read or write: `readable_documents`, `writable_collection`."""
+"""GET /api/collections (yours to read); admins: POST /api/collections (a team or group collection), PATCH and
+DELETE /api/collections/{id} (rename, let users write, remove an empty one) and PUT/DELETE
+/api/collections/{id}/groups/{group_id} (share a group collection); and what every route uses to ask
+rag/collections.py who may read or write: `readable_documents`, `writable_collection`."""
 
 import logging
 import re
@@ -15,7 +16,7 @@ from pydantic import BaseModel
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
-from backend.contract.api import CollectionOut, CollectionShare, NewCollection, ShareRequest
+from backend.contract.api import CollectionChange, CollectionOut, CollectionShare, NewCollection, ShareRequest
 from backend.contract.events import DoneEvent, SourcesEvent, StatusEvent
 from backend.contract.types import NAME_NOT_AVAILABLE, PublicSource, Triage, withheld
 from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
@@ -189,11 +190,51 @@ async def create_collection(body: NewCollection, services: ServicesDep, admin: A
     return _out(record, Reader(admin.id, True))
 
 
-async def _group_collection(services: Services, request: Request, collection_id: str, group_id: str) -> None:
-    """404 unless both exist; 422 unless the collection is a group collection."""
+async def _shared_collection(services: Services, collection_id: str) -> CollectionRecord:
+    """A team or group collection (a personal one is nobody else's: the same 404 as a missing one)."""
     record = await services.knowledge.collections.collection(collection_id)
     if record is None or record.kind == "personal":
         raise missing_collection(collection_id)
+    return record
+
+
+@router.patch("/{collection_id}", response_model=CollectionOut, responses=responses(401, 403, 404, 409, 422))
+async def change_collection(
+    collection_id: str, body: CollectionChange, services: ServicesDep, admin: AdminDep
+) -> CollectionOut:
+    """Rename a team or group collection, or change whether users may upload into a team one (admins only)."""
+    record = await _shared_collection(services, collection_id)
+    if body.users_write and record.kind != "team":
+        raise HTTPException(422, "users_write is for team collections: share a group collection with a group to write")
+    name = body.name.strip() if body.name is not None else record.name
+    users_write = record.users_write if body.users_write is None else body.users_write
+    try:
+        await services.knowledge.collections.change(record.id, name, users_write)
+    except NameTaken:
+        raise HTTPException(409, f"A collection named {name!r} exists already") from None
+    log.info("admin %s changed collection %s (%s, users_write %s)", admin.id, record.id, name, users_write)
+    changed = await _shared_collection(services, collection_id)
+    return _out(changed, Reader(admin.id, True))
+
+
+@router.delete("/{collection_id}", status_code=204, responses=responses(401, 403, 404, 409))
+async def delete_collection(collection_id: str, services: ServicesDep, admin: AdminDep) -> None:
+    """Remove an empty team or group collection with its shares (admins only); one that still holds documents is
+    kept, so nothing stored is lost: move them (PATCH /api/documents/{id}) or delete them first."""
+    record = await _shared_collection(services, collection_id)
+    held = await services.knowledge.collections.delete(record.id)
+    if held:
+        raise HTTPException(
+            409,
+            f"The collection {record.name!r} still holds {held} document{'s' if held > 1 else ''}: move them to "
+            "another collection or delete them first",
+        )
+    log.info("admin %s deleted collection %s (%s)", admin.id, record.id, record.name)
+
+
+async def _group_collection(services: Services, request: Request, collection_id: str, group_id: str) -> None:
+    """404 unless both exist; 422 unless the collection is a group collection."""
+    record = await _shared_collection(services, collection_id)
     if record.kind != "group":
         raise HTTPException(422, f"{record.name!r} is a team collection, read by everyone: only group ones are shared")
     if group_id not in {g.id for g in await accounts_of(request).store.groups()}:

@@ -1,7 +1,8 @@
-"""/api/documents: list, upload (parsed now, embedded in the background), progress and delete.
+"""/api/documents: list, upload (parsed now, embedded in the background), progress, move and delete.
 
 With RAG_AUTH=local each route sees only the documents the asker may read (api/collections.py): another user's
-document is the same 404 as a missing one; deleting needs write access to its collection.
+document is the same 404 as a missing one; deleting or moving needs write access to its collection (and moving, to
+the one it goes to).
 """
 
 import asyncio
@@ -16,8 +17,8 @@ from backend.api.collections import readable_documents, reader_of, writable_coll
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
-from backend.contract.api import DocumentOut, DocumentText, PageSpan, UploadAccepted, UploadRejected
-from backend.rag.collections import may_write
+from backend.contract.api import DocumentMove, DocumentOut, DocumentText, PageSpan, UploadAccepted, UploadRejected
+from backend.rag.collections import NameTaken, Reader, may_write
 from backend.rag.index import DocumentRecord
 from backend.rag.loaders import DocumentError
 
@@ -137,13 +138,40 @@ async def get_document_file(doc_id: str, services: ServicesDep, principal: Princ
     return Response(data, media_type=media_type, headers=headers)
 
 
+async def _writable(services: Services, record: DocumentRecord, reader: Reader, verb: str) -> None:
+    """403 unless the reader may write the document's collection."""
+    collection = await services.knowledge.collections.collection(record.collection)
+    if collection is None or not may_write(reader, collection):
+        log.warning("user %s refused: %s of %s in a collection they may not write", reader.user_id, verb, record.id)
+        raise HTTPException(403, f"You may read {record.name} but not {verb} it: its collection is read-only")
+
+
+@router.patch("/{doc_id}", response_model=DocumentOut, responses=responses(403, 404, 409, 422))
+async def move_document(doc_id: str, body: DocumentMove, services: ServicesDep, principal: PrincipalDep) -> DocumentOut:
+    """File a document in another collection (you must be allowed to write both). Who may read it changes at
+    once: a reader who loses it no longer sees its name or passages in their threads."""
+    record = await _existing(services, doc_id, principal)
+    if (reader := await reader_of(services, principal)) is None:
+        raise HTTPException(
+            422, "collections need accounts (RAG_AUTH=local): with RAG_AUTH=off there is none to move to"
+        )
+    await _writable(services, record, reader, "move")
+    target = await writable_collection(services, principal, body.collection_id)
+    if target != record.collection:
+        try:
+            await services.knowledge.collections.move(record.id, target)
+        except NameTaken:
+            raise HTTPException(
+                409, f"That collection already holds a document named {record.name!r}: delete one of them first"
+            ) from None
+        log.info("user %s moved document %s to collection %s", reader.user_id, record.id, target)
+    return _out(await _existing(services, doc_id, principal))
+
+
 @router.delete("/{doc_id}", status_code=204, responses=responses(403, 404))
 async def delete_document(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> None:
     """Remove a document from every index (you must be allowed to write its collection)."""
     record = await _existing(services, doc_id, principal)
     if (reader := await reader_of(services, principal)) is not None:
-        collection = await services.knowledge.collections.collection(record.collection)
-        if collection is None or not may_write(reader, collection):
-            log.warning("user %s refused: delete of %s in a collection they may not write", reader.user_id, doc_id)
-            raise HTTPException(403, f"You may read {record.name} but not remove it: its collection is read-only")
+        await _writable(services, record, reader, "remove")
     await services.knowledge.delete(doc_id)

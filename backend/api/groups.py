@@ -1,5 +1,5 @@
-"""Admins: POST/GET /api/groups and PUT/DELETE /api/groups/{id}/members/{user_id}; group collections are shared
-with groups (api/collections.py)."""
+"""Admins: POST/GET /api/groups, PATCH/DELETE /api/groups/{id} and PUT/DELETE /api/groups/{id}/members/{user_id};
+group collections are shared with groups (api/collections.py)."""
 
 import logging
 import uuid
@@ -7,10 +7,11 @@ import uuid
 from fastapi import APIRouter, HTTPException, Request
 
 from backend.accounts.store import Group, GroupTaken
+from backend.api.deps import ServicesDep
 from backend.api.errors import responses
 from backend.api.security import AdminDep, accounts_of
 from backend.clock import now
-from backend.contract.auth import GroupOut, NewGroup
+from backend.contract.auth import GroupChange, GroupOut, NewGroup
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/groups", tags=["groups"])
@@ -38,6 +39,35 @@ async def create_group(body: NewGroup, request: Request, admin: AdminDep) -> Gro
 async def list_groups(request: Request, admin: AdminDep) -> list[GroupOut]:
     """Every group with its members' ids, by name (admins only)."""
     return [_out(g) for g in await accounts_of(request).store.groups()]
+
+
+def _missing(group_id: str) -> HTTPException:
+    return HTTPException(404, f"group {group_id!r} does not exist; GET /api/groups lists the groups")
+
+
+@router.patch("/{group_id}", response_model=GroupOut, responses=responses(401, 403, 404, 409, 422))
+async def rename_group(group_id: str, body: GroupChange, request: Request, admin: AdminDep) -> GroupOut:
+    """Give a group another name (admins only)."""
+    store, name = accounts_of(request).store, body.name.strip()
+    try:
+        if not await store.rename_group(group_id, name):
+            raise _missing(group_id)
+    except GroupTaken:
+        raise HTTPException(409, f"A group named {name!r} exists already") from None
+    log.info("admin %s renamed group %s (%s)", admin.id, group_id, name)
+    return _out(next(g for g in await store.groups() if g.id == group_id))
+
+
+@router.delete("/{group_id}", status_code=204, responses=responses(401, 403, 404))
+async def delete_group(group_id: str, request: Request, services: ServicesDep, admin: AdminDep) -> None:
+    """Remove a group (admins only): its members leave it, and the collections shared with it are no longer
+    shared with them through it."""
+    store = accounts_of(request).store
+    if group_id not in {g.id for g in await store.groups()}:
+        raise _missing(group_id)
+    await services.knowledge.collections.unshare_group(group_id)  # first: a failure leaves the group, not a share
+    await store.delete_group(group_id)
+    log.info("admin %s deleted group %s", admin.id, group_id)
 
 
 async def _member(request: Request, group_id: str, user_id: str, member: bool) -> None:

@@ -156,6 +156,25 @@ class NewCollection(BaseModel):
     users_write: bool = Field(default=False, description="a team collection users may upload into, not only admins")
 
 
+class CollectionChange(BaseModel):
+    """What to change of a team or group collection (admins only); what is left out stays."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(
+        default=None, min_length=1, max_length=80, pattern=NAME_PATTERN, description="unique among shared collections"
+    )
+    users_write: bool | None = Field(default=None, description="a team collection users may upload into")
+
+
+class DocumentMove(BaseModel):
+    """Where to file a document (you must be allowed to write both collections)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    collection_id: str = Field(min_length=1, description="a collection's id (GET /api/collections)")
+
+
 class ShareRequest(BaseModel):
     """How a group may use a group collection."""
 

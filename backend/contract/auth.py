@@ -124,6 +124,16 @@ class NewGroup(BaseModel):
     )
 
 
+class GroupChange(BaseModel):
+    """A group's new name (admins only)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(
+        min_length=1, max_length=80, pattern=NAME_PATTERN, description="unique among groups, whatever its case"
+    )
+
+
 class GroupOut(BaseModel):
     """A group with the ids of its members."""
 

@@ -121,6 +121,20 @@ class CollectionStore(Protocol):
     async def share(self, collection_id: str, group_id: str, access: Access | None) -> None:
         """Share a group collection with a group for reading or writing, or stop sharing it (None)."""
 
+    async def change(self, collection_id: str, name: str, users_write: bool) -> bool:
+        """Rename a team or group collection, or change whether users write a team one (NameTaken when another has
+        the name); False when there is no such team or group collection."""
+
+    async def delete(self, collection_id: str) -> int | None:
+        """Remove an empty team or group collection with its shares: None when done, else how many documents it
+        still holds (it is then left alone); 0 when there is no such collection."""
+
+    async def unshare_group(self, group_id: str) -> None:
+        """Stop sharing every collection with a group (the group is being removed)."""
+
+    async def move(self, doc_id: str, collection_id: str) -> None:
+        """File a document in another collection (NameTaken when that one holds a document of the same name)."""
+
     async def visible(self, reader: Reader) -> list[CollectionRecord]:
         """The collections the reader may read, personal first, then by name."""
 
@@ -205,9 +219,50 @@ class RegistryCollections:
             args = (collection_id, group_id, access)
         await asyncio.to_thread(self._write, sql, args)
 
-    def _write(self, sql: str, args: tuple) -> None:
+    async def change(self, collection_id: str, name: str, users_write: bool) -> bool:
+        """Rename a team or group collection, or change whether users write a team one (NameTaken when another has
+        the name); False when there is no such team or group collection."""
+        sql = "UPDATE collections SET name = ?, users_write = ? WHERE id = ? AND kind != 'personal'"
+        try:
+            return await asyncio.to_thread(self._write, sql, (name, int(users_write), collection_id)) > 0
+        except self.index.db.integrity_error as exc:
+            raise NameTaken(name) from exc
+
+    async def delete(self, collection_id: str) -> int | None:
+        """Remove an empty team or group collection with its shares: None when done, else how many documents it
+        still holds (it is then left alone); 0 when there is no such collection."""
+        return await asyncio.to_thread(self._delete, collection_id)
+
+    def _delete(self, collection_id: str) -> int | None:
         with self.index.transaction() as c:
-            c.execute(sql, args)
+            held = c.execute("SELECT COUNT(*) FROM documents WHERE collection = ?", (collection_id,)).fetchone()[0]
+            gone = c.execute(  # one statement: a document filed meanwhile keeps the collection
+                "DELETE FROM collections WHERE id = ? AND kind != 'personal' AND NOT EXISTS "
+                "(SELECT 1 FROM documents WHERE collection = ?)",
+                (collection_id, collection_id),
+            ).rowcount
+            if gone:
+                c.execute("DELETE FROM collection_groups WHERE collection_id = ?", (collection_id,))
+                return None
+        return held or 0
+
+    async def unshare_group(self, group_id: str) -> None:
+        """Stop sharing every collection with a group (the group is being removed)."""
+        await asyncio.to_thread(self._write, "DELETE FROM collection_groups WHERE group_id = ?", (group_id,))
+
+    async def move(self, doc_id: str, collection_id: str) -> None:
+        """File a document in another collection (NameTaken when that one holds a document of the same name)."""
+        try:
+            await asyncio.to_thread(
+                self._write, "UPDATE documents SET collection = ? WHERE id = ?", (collection_id, doc_id)
+            )
+        except self.index.db.integrity_error as exc:
+            raise NameTaken(doc_id) from exc
+
+    def _write(self, sql: str, args: tuple) -> int:
+        """One statement in a transaction; the rows it touched."""
+        with self.index.transaction() as c:
+            return c.execute(sql, args).rowcount
 
     def _insert(self, r: CollectionRecord) -> None:
         try:

@@ -253,6 +253,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/collections/{collection_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Collection
+         * @description Remove an empty team or group collection with its shares (admins only); one that still holds documents is
+         *     kept, so nothing stored is lost: move them (PATCH /api/documents/{id}) or delete them first.
+         */
+        delete: operations["delete_collection_api_collections__collection_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change Collection
+         * @description Rename a team or group collection, or change whether users may upload into a team one (admins only).
+         */
+        patch: operations["change_collection_api_collections__collection_id__patch"];
+        trace?: never;
+    };
     "/api/collections/{collection_id}/groups/{group_id}": {
         parameters: {
             query?: never;
@@ -323,7 +348,12 @@ export interface paths {
         delete: operations["delete_document_api_documents__doc_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Move Document
+         * @description File a document in another collection (you must be allowed to write both). Who may read it changes at
+         *     once: a reader who loses it no longer sees its name or passages in their threads.
+         */
+        patch: operations["move_document_api_documents__doc_id__patch"];
         trace?: never;
     };
     "/api/documents/{doc_id}/file": {
@@ -388,6 +418,31 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/groups/{group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Group
+         * @description Remove a group (admins only): its members leave it, and the collections shared with it are no longer
+         *     shared with them through it.
+         */
+        delete: operations["delete_group_api_groups__group_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename Group
+         * @description Give a group another name (admins only).
+         */
+        patch: operations["rename_group_api_groups__group_id__patch"];
         trace?: never;
     };
     "/api/groups/{group_id}/members/{user_id}": {
@@ -1313,6 +1368,22 @@ export interface components {
             sentence: string;
         };
         /**
+         * CollectionChange
+         * @description What to change of a team or group collection (admins only); what is left out stays.
+         */
+        CollectionChange: {
+            /**
+             * Name
+             * @description unique among shared collections
+             */
+            name?: string | null;
+            /**
+             * Users Write
+             * @description a team collection users may upload into
+             */
+            users_write?: boolean | null;
+        };
+        /**
          * CollectionOut
          * @description A collection the signed-in user may read (GET /api/collections).
          */
@@ -1383,6 +1454,17 @@ export interface components {
              * @default null
              */
             role: "assistant" | null;
+        };
+        /**
+         * DocumentMove
+         * @description Where to file a document (you must be allowed to write both collections).
+         */
+        DocumentMove: {
+            /**
+             * Collection Id
+             * @description a collection's id (GET /api/collections)
+             */
+            collection_id: string;
         };
         /**
          * DocumentOut
@@ -1498,6 +1580,17 @@ export interface components {
             score: number;
             /** Sources */
             sources: string[];
+        };
+        /**
+         * GroupChange
+         * @description A group's new name (admins only).
+         */
+        GroupChange: {
+            /**
+             * Name
+             * @description unique among groups, whatever its case
+             */
+            name: string;
         };
         /**
          * GroupOut
@@ -3140,6 +3233,142 @@ export interface operations {
             };
         };
     };
+    delete_collection_api_collections__collection_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    change_collection_api_collections__collection_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CollectionChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionOut"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     share_collection_api_collections__collection_id__groups__group_id__put: {
         parameters: {
             query?: never;
@@ -3434,6 +3663,68 @@ export interface operations {
             };
         };
     };
+    move_document_api_documents__doc_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                doc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentMove"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentOut"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_document_file_api_documents__doc_id__file_get: {
         parameters: {
             query?: never;
@@ -3579,6 +3870,133 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupOut"];
+                };
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_group_api_groups__group_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, or the session or API key is not valid (RAG_AUTH=local). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in, but not allowed: a cookie write without its CSRF token, an admin-only route, or a change to a collection you may read but not write. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such object (or not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed or a value is not allowed; the message says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rename_group_api_groups__group_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -462,3 +462,131 @@ async def test_a_new_threads_first_run_is_listed_for_its_owner_only(app):
             ("bobs-first", "What do lighthouse keepers earn?"),
         ]
         assert (await ann_client.get("/api/threads")).json() == []
+
+
+async def _names(person: Person) -> list[str]:
+    """The documents the person's document list shows."""
+    return sorted(d["name"] for d in (await person.client.get("/api/documents", headers=person.headers())).json())
+
+
+async def test_an_admin_renames_a_collection_and_deletes_it_only_once_it_holds_nothing(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        await _bob_reads_the_minutes(app, ann, bob)
+        listed = {c["name"]: c for c in (await ann_client.get("/api/collections", headers=ann.headers())).json()}
+        board, team, personal = listed["Minutes"], listed["All"], listed["Personal"]
+        path = f"/api/collections/{board['id']}"
+
+        renamed = await ann_client.patch(path, json={"name": " Board minutes "}, headers=ann.headers())
+        assert renamed.status_code == 200 and renamed.json()["name"] == "Board minutes"
+        assert renamed.json()["groups"] == board["groups"] and renamed.json()["kind"] == "group"
+        bobs = (await bob_client.get("/api/collections", headers=bob.headers())).json()
+        assert "Board minutes" in [c["name"] for c in bobs]  # the group still reads it, under its new name
+        taken = await ann_client.patch(path, json={"name": "all"}, headers=ann.headers())
+        assert taken.status_code == 409 and "exists already" in taken.json()["detail"]
+        writable = await ann_client.patch(path, json={"users_write": True}, headers=ann.headers())
+        assert writable.status_code == 422 and "team collections" in writable.json()["detail"]
+        opened = await ann_client.patch(
+            f"/api/collections/{team['id']}", json={"users_write": True}, headers=ann.headers()
+        )
+        assert opened.status_code == 200 and opened.json()["users_write"] and opened.json()["name"] == "All"
+        for bad in ({"name": ""}, {"name": "a\nb"}, {"colour": "red"}):
+            assert (await ann_client.patch(path, json=bad, headers=ann.headers())).status_code == 422, bad
+        assert (await bob_client.patch(path, json={"name": "Mine"}, headers=bob.headers())).status_code == 403
+        assert (await bob_client.delete(path, headers=bob.headers())).status_code == 403
+        for other in (
+            f"/api/collections/{personal['id']}",
+            "/api/collections/no-such",
+        ):  # nobody renames a personal one
+            assert (await ann_client.patch(other, json={"name": "X"}, headers=ann.headers())).status_code == 404
+            assert (await ann_client.delete(other, headers=ann.headers())).status_code == 404
+
+        full = await ann_client.delete(path, headers=ann.headers())
+        assert full.status_code == 409 and "still holds 1 document:" in full.json()["detail"]
+        assert await _names(bob) == ["boats.md", "minutes.md"]  # nothing stored was lost
+        [minutes] = [d for d in (await ann_client.get("/api/documents")).json() if d["name"] == "minutes.md"]
+        move = await ann_client.patch(
+            f"/api/documents/{minutes['id']}", json={"collection_id": team["id"]}, headers=ann.headers()
+        )
+        assert move.status_code == 200 and move.json()["collection"] == team["id"]
+        assert (await ann_client.delete(path, headers=ann.headers())).status_code == 204
+        names = [c["name"] for c in (await ann_client.get("/api/collections", headers=ann.headers())).json()]
+        assert names == ["Personal", "All"]
+        assert await _names(bob) == ["boats.md", "minutes.md"]  # in the team collection now: everyone reads it
+
+
+async def test_a_moved_document_is_read_by_its_new_collections_readers_only(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        await _bob_reads_the_minutes(app, ann, bob)
+        collections = {c["name"]: c for c in (await ann_client.get("/api/collections", headers=ann.headers())).json()}
+        docs = {d["name"]: d for d in (await ann_client.get("/api/documents")).json()}
+        minutes = f"/api/documents/{docs['minutes.md']['id']}"
+        asked = await bob_client.post("/api/chat", json={"message": QUESTION, "mode": "rag"}, headers=bob.headers())
+        assert "91,000" in asked.text  # Bob reads the minutes through the Board group
+
+        to_personal = {"collection_id": collections["Personal"]["id"]}
+        refused = await bob_client.patch(minutes, json=to_personal, headers=bob.headers())
+        assert refused.status_code == 403 and "read-only" in refused.json()["detail"]  # he only reads it
+        bobs_personal = (await bob_client.get("/api/collections", headers=bob.headers())).json()[0]["id"]
+        into_bobs = await ann_client.patch(minutes, json={"collection_id": bobs_personal}, headers=ann.headers())
+        assert into_bobs.status_code == 404  # Ann may not even see Bob's personal collection
+        moved = await ann_client.patch(minutes, json=to_personal, headers=ann.headers())
+        assert moved.status_code == 200 and moved.json()["collection"] == to_personal["collection_id"]
+
+        assert await _names(bob) == ["boats.md"]
+        again = await bob_client.post("/api/chat", json={"message": QUESTION, "mode": "rag"}, headers=bob.headers())
+        assert "91,000" not in again.text and "minutes.md" not in again.text
+        thread = (await bob_client.get(f"/api/threads/{asked.json()['thread_id']}", headers=bob.headers())).json()
+        assert "minutes.md" not in str(thread["messages"][1]["sources"])  # his earlier answer's citation is withheld
+
+        assert (await upload(ann, "minutes.md", PUBLIC, collections["All"]["id"])).status_code == 202
+        await app.state.services.knowledge.drain()
+        clash = await ann_client.patch(minutes, json={"collection_id": collections["All"]["id"]}, headers=ann.headers())
+        assert clash.status_code == 409 and "already holds a document named 'minutes.md'" in clash.json()["detail"]
+        for bad in ({}, {"collection_id": ""}, {"collection_id": "x", "name": "y"}):
+            assert (await ann_client.patch(minutes, json=bad, headers=ann.headers())).status_code == 422, bad
+        assert (
+            await ann_client.patch("/api/documents/no-such", json=to_personal, headers=ann.headers())
+        ).status_code == 404
+
+
+async def test_without_accounts_a_document_has_no_collection_to_move_to(tmp_path):
+    application = create_app(fake_settings(tmp_path / "data"))
+    async with LifespanManager(application), client_of(application) as client:
+        accepted = await client.post("/api/documents", files=[("files", ("boats.md", io.BytesIO(PUBLIC)))])
+        doc_id = accepted.json()["documents"][0]["id"]
+        moved = await client.patch(f"/api/documents/{doc_id}", json={"collection_id": "team"})
+        assert moved.status_code == 422 and "RAG_AUTH=local" in moved.json()["detail"]
+
+
+async def test_a_deleted_group_takes_its_members_access_with_it_and_a_renamed_one_keeps_it(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        await _bob_reads_the_minutes(app, ann, bob)
+        [board] = (await ann_client.get("/api/groups", headers=ann.headers())).json()
+        other = (await ann_client.post("/api/groups", json={"name": "Crew"}, headers=ann.headers())).json()
+        path = f"/api/groups/{board['id']}"
+
+        renamed = await ann_client.patch(path, json={"name": "Directors"}, headers=ann.headers())
+        assert renamed.status_code == 200 and renamed.json() == board | {"name": "Directors"}
+        assert await _names(bob) == ["boats.md", "minutes.md"]
+        taken = await ann_client.patch(f"/api/groups/{other['id']}", json={"name": "directors"}, headers=ann.headers())
+        assert taken.status_code == 409 and "exists already" in taken.json()["detail"]
+        assert (await ann_client.patch(path, json={"name": " "}, headers=ann.headers())).status_code == 422
+        assert (await bob_client.patch(path, json={"name": "Mine"}, headers=bob.headers())).status_code == 403
+        assert (await bob_client.delete(path, headers=bob.headers())).status_code == 403
+        for method in ("PATCH", "DELETE"):
+            missing = await ann_client.request(method, "/api/groups/no-such", json={"name": "X"}, headers=ann.headers())
+            assert missing.status_code == 404 and "GET /api/groups" in missing.json()["detail"]
+
+        assert (await ann_client.delete(path, headers=ann.headers())).status_code == 204
+        assert await _names(bob) == ["boats.md"]
+        assert [g["name"] for g in (await ann_client.get("/api/groups", headers=ann.headers())).json()] == ["Crew"]
+        minutes = [
+            c
+            for c in (await ann_client.get("/api/collections", headers=ann.headers())).json()
+            if c["name"] == "Minutes"
+        ]
+        assert minutes[0]["groups"] == []  # its share went with the group; the collection and its document stay
+        assert "minutes.md" in await _names(ann)
