@@ -18,7 +18,7 @@ from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import DocumentMove, DocumentOut, DocumentText, PageSpan, UploadAccepted, UploadRejected
-from backend.rag.collections import NameTaken, Reader, may_write
+from backend.rag.collections import DocumentNameTaken, Reader, may_write
 from backend.rag.index import DocumentRecord
 from backend.rag.loaders import DocumentError
 
@@ -159,11 +159,13 @@ async def move_document(doc_id: str, body: DocumentMove, services: ServicesDep, 
     target = await writable_collection(services, principal, body.collection_id)
     if target != record.collection:
         try:
-            await services.knowledge.collections.move(record.id, target)
-        except NameTaken:
+            moved = await services.knowledge.collections.move(record.id, record.collection, target)
+        except DocumentNameTaken:
             raise HTTPException(
                 409, f"That collection already holds a document named {record.name!r}: delete one of them first"
             ) from None
+        if not moved:
+            raise HTTPException(409, f"{record.name} or its collections changed meanwhile: reload and try again")
         log.info("user %s moved document %s to collection %s", reader.user_id, record.id, target)
     return _out(await _existing(services, doc_id, principal))
 

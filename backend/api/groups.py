@@ -42,6 +42,7 @@ async def list_groups(request: Request, admin: AdminDep) -> list[GroupOut]:
 
 
 def _missing(group_id: str) -> HTTPException:
+    """The 404 of a group that does not exist."""
     return HTTPException(404, f"group {group_id!r} does not exist; GET /api/groups lists the groups")
 
 
@@ -55,7 +56,9 @@ async def rename_group(group_id: str, body: GroupChange, request: Request, admin
     except GroupTaken:
         raise HTTPException(409, f"A group named {name!r} exists already") from None
     log.info("admin %s renamed group %s (%s)", admin.id, group_id, name)
-    return _out(next(g for g in await store.groups() if g.id == group_id))
+    if (group := next((g for g in await store.groups() if g.id == group_id), None)) is None:
+        raise _missing(group_id)  # deleted meanwhile
+    return _out(group)
 
 
 @router.delete("/{group_id}", status_code=204, responses=responses(401, 403, 404))
@@ -67,6 +70,7 @@ async def delete_group(group_id: str, request: Request, services: ServicesDep, a
         raise _missing(group_id)
     await services.knowledge.collections.unshare_group(group_id)  # first: a failure leaves the group, not a share
     await store.delete_group(group_id)
+    await services.knowledge.collections.unshare_group(group_id)  # and a share made meanwhile goes too
     log.info("admin %s deleted group %s", admin.id, group_id)
 
 

@@ -59,6 +59,10 @@ class NameTaken(Exception):
     """A team or group collection with this name exists already."""
 
 
+class DocumentNameTaken(Exception):
+    """The collection a document would move to holds one of the same name."""
+
+
 @dataclass(frozen=True)
 class Reader:
     """Who asks, as far as collections care: an account id, whether it is an admin, and its groups' ids."""
@@ -132,8 +136,10 @@ class CollectionStore(Protocol):
     async def unshare_group(self, group_id: str) -> None:
         """Stop sharing every collection with a group (the group is being removed)."""
 
-    async def move(self, doc_id: str, collection_id: str) -> None:
-        """File a document in another collection (NameTaken when that one holds a document of the same name)."""
+    async def move(self, doc_id: str, source: str, target: str) -> bool:
+        """File a document of collection `source` in collection `target` (DocumentNameTaken when that one holds a
+        document of the same name); False, with nothing changed, when the document is no longer in `source` or the
+        target was removed meanwhile."""
 
     async def visible(self, reader: Reader) -> list[CollectionRecord]:
         """The collections the reader may read, personal first, then by name."""
@@ -235,29 +241,38 @@ class RegistryCollections:
 
     def _delete(self, collection_id: str) -> int | None:
         with self.index.transaction() as c:
+            # the row first (locked on Postgres): an upload or a move filing into it holds it until its document is
+            # in, so the count below, a statement of its own, sees that document; one that comes later finds no row
+            lock = f"SELECT 1 FROM collections WHERE id = ? AND kind != 'personal'{self.index.locking('UPDATE')}"
+            if not c.execute(lock, (collection_id,)).fetchone():
+                return 0
             held = c.execute("SELECT COUNT(*) FROM documents WHERE collection = ?", (collection_id,)).fetchone()[0]
-            gone = c.execute(  # one statement: a document filed meanwhile keeps the collection
-                "DELETE FROM collections WHERE id = ? AND kind != 'personal' AND NOT EXISTS "
-                "(SELECT 1 FROM documents WHERE collection = ?)",
-                (collection_id, collection_id),
-            ).rowcount
-            if gone:
-                c.execute("DELETE FROM collection_groups WHERE collection_id = ?", (collection_id,))
-                return None
-        return held or 0
+            if held:
+                return held
+            c.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
+            c.execute("DELETE FROM collection_groups WHERE collection_id = ?", (collection_id,))
+        return None
 
     async def unshare_group(self, group_id: str) -> None:
         """Stop sharing every collection with a group (the group is being removed)."""
         await asyncio.to_thread(self._write, "DELETE FROM collection_groups WHERE group_id = ?", (group_id,))
 
-    async def move(self, doc_id: str, collection_id: str) -> None:
-        """File a document in another collection (NameTaken when that one holds a document of the same name)."""
+    async def move(self, doc_id: str, source: str, target: str) -> bool:
+        """File a document of collection `source` in collection `target` (DocumentNameTaken when that one holds a
+        document of the same name); False, with nothing changed, when the document is no longer in `source` or the
+        target was removed meanwhile."""
         try:
-            await asyncio.to_thread(
-                self._write, "UPDATE documents SET collection = ? WHERE id = ?", (collection_id, doc_id)
-            )
+            return await asyncio.to_thread(self._move, doc_id, source, target)
         except self.index.db.integrity_error as exc:
-            raise NameTaken(doc_id) from exc
+            raise DocumentNameTaken(doc_id) from exc
+
+    def _move(self, doc_id: str, source: str, target: str) -> bool:
+        with self.index.transaction() as c:
+            exists = f"SELECT 1 FROM collections WHERE id = ?{self.index.locking('KEY SHARE')}"
+            if not c.execute(exists, (target,)).fetchone():
+                return False
+            sql = "UPDATE documents SET collection = ? WHERE id = ? AND collection = ?"
+            return c.execute(sql, (target, doc_id, source)).rowcount > 0
 
     def _write(self, sql: str, args: tuple) -> int:
         """One statement in a transaction; the rows it touched."""

@@ -281,14 +281,25 @@ class KnowledgeIndex:
         rows = self.rows(f"SELECT * FROM documents WHERE {self._same_name} AND collection = ?", (name, collection))
         return DocumentRecord(**rows[0]) if rows else None
 
-    def upsert_pending(self, doc_id: str, name: str, type_: str, size: int, collection: str = "") -> None:
-        """Create the row for a new upload (status queued) in a collection, or mark an existing one queued."""
+    def locking(self, mode: str) -> str:
+        """A row-lock clause for a SELECT on Postgres ("UPDATE", "KEY SHARE"); SQLite's writes are serialised."""
+        return f" FOR {mode}" if self.db.dialect == "postgres" else ""
+
+    def upsert_pending(self, doc_id: str, name: str, type_: str, size: int, collection: str = "") -> bool:
+        """Create the row for a new upload (status queued) in a collection, or mark an existing one queued. False,
+        with nothing written, when the collection was removed or the document moved to another one meanwhile (the
+        collection's row is locked until the row is in: a removal waits, then finds the collection not empty)."""
         with self.transaction() as c:
-            c.execute(
+            exists = f"SELECT 1 FROM collections WHERE id = ?{self.locking('KEY SHARE')}"
+            if collection and not c.execute(exists, (collection,)).fetchone():
+                return False
+            written = c.execute(
                 "INSERT INTO documents (id, name, type, size, status, collection) VALUES (?, ?, ?, ?, 'queued', ?) "
-                "ON CONFLICT(id) DO UPDATE SET status = 'queued', progress = 0, error = NULL",
+                "ON CONFLICT(id) DO UPDATE SET status = 'queued', progress = 0, error = NULL "
+                "WHERE documents.collection = excluded.collection",
                 (doc_id, name, type_, size, collection),
             )
+            return written.rowcount > 0
 
     def set_status(self, doc_id: str, status: str, progress: float = 0.0, error: str | None = None) -> None:
         """Record a job's status and progress (0..1)."""

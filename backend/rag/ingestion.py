@@ -113,7 +113,10 @@ class Ingestor:
         name = existing.name if existing else prepared.name
         if self.leases and not self.leases.take(doc_id):
             raise DocumentError(409, f"{name} is being ingested by another server; try again once it is ready")
-        self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection)
+        if not self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection):
+            if self.leases:
+                self.leases.release(doc_id)
+            raise DocumentError(409, f"{name}: its collection was removed or the document moved meanwhile; try again")
         record = self.index.document(doc_id)
         assert record is not None
         return record

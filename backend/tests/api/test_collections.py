@@ -590,3 +590,76 @@ async def test_a_deleted_group_takes_its_members_access_with_it_and_a_renamed_on
         ]
         assert minutes[0]["groups"] == []  # its share went with the group; the collection and its document stay
         assert "minutes.md" in await _names(ann)
+
+
+async def test_a_collection_removed_while_an_upload_into_it_is_parsed_gets_no_document_nobody_could_read(
+    app, monkeypatch
+):
+    """The upload checked the collection, then parsed its file; the admin removed the (still empty) collection
+    meanwhile. Filing the document there would leave it in no collection anyone reads, not even an admin."""
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, _ = await _people(app, ann_client, bob_client)
+        doomed = (await ann_client.post("/api/collections", json={"name": "Doomed"}, headers=ann.headers())).json()
+        collections, ingestor = app.state.services.knowledge.collections, app.state.services.knowledge.ingestor
+        prepare = ingestor.prepare
+
+        def removed_meanwhile(name: str, data: bytes):
+            assert collections._delete(doomed["id"]) is None  # the admin's DELETE, done while the file is parsed
+            return prepare(name, data)
+
+        monkeypatch.setattr(ingestor, "prepare", removed_meanwhile)
+        refused = await upload(ann, "boats.md", PUBLIC, doomed["id"])
+        assert refused.status_code == 409 and "collection was removed" in refused.json()["detail"], refused.text
+        await app.state.services.knowledge.drain()
+        assert app.state.services.knowledge.index.documents() == []
+        monkeypatch.setattr(ingestor, "prepare", prepare)
+        assert (await upload(ann, "boats.md", PUBLIC)).status_code == 202  # into her own collection, as usual
+
+
+async def test_a_move_into_a_collection_removed_meanwhile_changes_nothing(app, monkeypatch):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        await _bob_reads_the_minutes(app, ann, bob)
+        empty = (await ann_client.post("/api/collections", json={"name": "Empty"}, headers=ann.headers())).json()
+        collections = app.state.services.knowledge.collections
+        move, deleted = collections.move, []
+
+        async def removed_meanwhile(doc_id: str, source: str, target: str) -> bool:
+            deleted.append((await ann_client.delete(f"/api/collections/{target}", headers=ann.headers())).status_code)
+            return await move(doc_id, source, target)  # after the route checked the target
+
+        monkeypatch.setattr(collections, "move", removed_meanwhile)
+        docs = {d["name"]: d for d in (await ann_client.get("/api/documents")).json()}
+        moved = await ann_client.patch(
+            f"/api/documents/{docs['minutes.md']['id']}", json={"collection_id": empty["id"]}, headers=ann.headers()
+        )
+        assert deleted == [204] and moved.status_code == 409 and "changed meanwhile" in moved.json()["detail"]
+        after = {d["name"]: d for d in (await ann_client.get("/api/documents")).json()}
+        assert after["minutes.md"]["collection"] == docs["minutes.md"]["collection"]
+        assert await _names(bob) == ["boats.md", "minutes.md"]
+
+
+async def test_a_user_moves_their_own_document_only_into_a_collection_they_may_write(app):
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        await _bob_reads_the_minutes(app, ann, bob)
+        secret_id = await _bob_has_a_secret(app, ann, bob)
+        theirs = {c["name"]: c for c in (await bob_client.get("/api/collections", headers=bob.headers())).json()}
+        path, into_all = f"/api/documents/{secret_id}", {"collection_id": theirs["All"]["id"]}
+
+        read_only = await bob_client.patch(path, json=into_all, headers=bob.headers())
+        assert read_only.status_code == 403 and "not add documents" in read_only.json()["detail"]
+        anns = (await ann_client.get("/api/collections", headers=ann.headers())).json()[0]["id"]  # her personal one
+        hidden = await bob_client.patch(path, json={"collection_id": anns}, headers=bob.headers())
+        missing = await bob_client.patch(path, json={"collection_id": "no-such"}, headers=bob.headers())
+        assert hidden.status_code == missing.status_code == 404  # as if it did not exist
+        assert hidden.json()["detail"] == missing.json()["detail"].replace("no-such", anns)
+        assert "salaries.md" not in await _names(ann)
+
+        opened = await ann_client.patch(
+            f"/api/collections/{theirs['All']['id']}", json={"users_write": True}, headers=ann.headers()
+        )
+        assert opened.status_code == 200
+        moved = await bob_client.patch(path, json=into_all, headers=bob.headers())
+        assert moved.status_code == 200 and moved.json()["collection"] == theirs["All"]["id"]
+        assert "salaries.md" in await _names(ann)  # the team collection: everyone reads it now

@@ -1,12 +1,13 @@
 """Collections on real SQLite and real Chroma: the read and write rule, the readable set, and search filtered by it
 before fusion (a document the reader may not read never ranks, even as the best match)."""
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 
 import pytest
 
-from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_read, may_write
+from backend.rag.collections import CollectionRecord, NameTaken, Reader, RegistryCollections, may_read, may_write
 from backend.rag.index import KnowledgeIndex
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.search import SearchConfig
@@ -134,6 +135,13 @@ def test_registry_from_before_collections_is_upgraded_in_place(tmp_path):
     index = KnowledgeIndex(db)
     record = index.document("d1")
     assert record is not None and record.collection == "" and record.flagged == 0
-    index.upsert_pending("d2", "a.md", "markdown", 1, collection="c1")  # same name, another collection
-    assert index.by_name("A.MD", "c1").id == "d2" and index.by_name("a.md").id == "d1"
+    collections = RegistryCollections(index)
+    asyncio.run(collections.setup())
+    c1 = asyncio.run(collections.create("Board", "team", "u1")).id
+    assert index.upsert_pending("d2", "a.md", "markdown", 1, collection=c1)  # same name, another collection
+    assert index.by_name("A.MD", c1).id == "d2" and index.by_name("a.md").id == "d1"
+    # a new version registered for d2 as it was in no collection, after d2 moved to c1: refused, nothing changed
+    assert not index.upsert_pending("d2", "a.md", "markdown", 9)
+    assert not index.upsert_pending("d3", "b.md", "markdown", 1, collection="removed")  # no such collection
+    assert index.document("d2").collection == c1 and index.document("d2").size == 1 and index.document("d3") is None
     db.close()
