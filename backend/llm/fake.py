@@ -15,6 +15,7 @@ CONVERSATIONAL_REPLY = "Hello! I am Ragline. Ask me about your documents, or aim
 NOT_FOUND_REPLY = "That is not in the documents."
 # A question containing this makes the fake add a claim no passage supports (for UI and end-to-end tests).
 INVENT_TRIGGER = "(fake: invent a fact)"
+CITE_AFTER_TRIGGER = "(fake: cite after the full stop)"  # "… per night. [S1]", as small models often write it
 INVENTED_CLAIM = "The unit also holds 42 litres of R-410A refrigerant [S1]."
 # Asked whether the sources state the answer (the answerable check), the fake says yes unless the question has this.
 NOT_ANSWERED_TRIGGER = "The fake judge says no."  # plain words: the injection classifier flagged "(fake: …)"
@@ -63,7 +64,12 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
         bodies = [part.split("</knowledge_base>", 1)[0] for part in shown.split("<knowledge_base>")[1:]]
         question = last.rsplit("Question:", 1)[-1]
         entries = [e for body in bodies for e in _ENTRY_RE.findall(body)]
-        quotes = [f"{best_sentence(text, question).rstrip('.')} [{sid}]." for sid, text in entries]
+        after = CITE_AFTER_TRIGGER in question
+        question = question.replace(CITE_AFTER_TRIGGER, "")
+        quotes = [
+            f"{best_sentence(text, question).rstrip('.')}" + (f". [{sid}]" if after else f" [{sid}].")
+            for sid, text in entries
+        ]
         if quotes and INVENT_TRIGGER in question:
             quotes.append(INVENTED_CLAIM)
         return "According to the documents: " + " ".join(quotes) if quotes else NOT_FOUND_REPLY

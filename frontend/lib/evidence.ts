@@ -35,15 +35,35 @@ export function sentences(text: string): { start: number; end: number; text: str
   return out;
 }
 
-/** The sentence of the answer that carries the marker of `id`, without its markers ("" if none does). */
+type Part = ReturnType<typeof splitCitations>[number];
+
+/** Where a sentence's first word is among its parts (its length when it has none). */
+function firstWord(parts: Part[]): number {
+  const at = parts.findIndex((p) => p.type === "text" && /[\p{L}\p{N}]/u.test(p.value));
+  return at < 0 ? parts.length : at;
+}
+
+/**
+ * The sentence of the answer that carries the marker of `id`, without its markers ("" if none does). A marker
+ * written after the full stop ("… 63 euros. [S1] Receipts …") opens the next piece of text, but cites the
+ * sentence before it.
+ */
 export function claimFor(answer: string, id: string): string {
-  const sentence = sentences(answer).find((s) => citedIds(s.text).includes(id));
-  if (!sentence) return "";
-  const text = splitCitations(sentence.text).flatMap((p) => (p.type === "text" ? [p.value] : []));
-  return text
-    .join("")
-    .replace(/\s+([.,;:!?])/g, "$1")
-    .trim();
+  const all = sentences(answer).map((s) => splitCitations(s.text));
+  const cites = (parts: Part[]) => parts.some((p) => p.type === "cite" && p.id === id);
+  for (let i = 0; i < all.length; i++) {
+    const words = firstWord(all[i]);
+    if (words === all[i].length) continue; // markers only: the sentence before holds them
+    const own = all[i].slice(i === 0 ? 0 : words); // the first sentence's leading markers are its own
+    const next = all[i + 1]?.slice(0, firstWord(all[i + 1])) ?? [];
+    if (!cites(own) && !cites(next)) continue;
+    const text = all[i].flatMap((p) => (p.type === "text" ? [p.value] : []));
+    return text
+      .join("")
+      .replace(/\s+([.,;:!?])/g, "$1")
+      .trim();
+  }
+  return "";
 }
 
 /**
@@ -86,12 +106,16 @@ export function evidenceView(doc: DocumentText, source: Source, claim: string): 
   const { start, end } = source;
   if (start == null || end == null || start < 0 || end > doc.text.length || start >= end) return null;
   const passage = doc.text.slice(start, end);
-  const span = supportingSpan(passage, claim) ?? { start: 0, end: passage.length };
+  const found = supportingSpan(passage, claim);
+  const span = found ?? { start: 0, end: passage.length };
   let from = 0;
   let to = doc.text.length;
   let page: number | null = null;
   const at = start + span.start; // the page of the supporting sentence, which a passage may reach over a page break
-  const onPage = doc.pages?.find((p) => p.start <= at && at < p.end);
+  const onPage = found
+    ? doc.pages?.find((p) => p.start <= at && at < p.end)
+    : (doc.pages?.find((p) => p.page === source.page && p.start < end && start < p.end) ?? // the source's page
+      doc.pages?.find((p) => p.start <= at && at < p.end));
   if (onPage) {
     from = Math.min(onPage.start, start);
     to = Math.max(onPage.end, end);

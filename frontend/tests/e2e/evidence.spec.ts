@@ -90,6 +90,21 @@ test("a PDF citation opens the page itself, rendered by pdf.js with the sentence
   expect(res.headers()["content-type"]).toContain("application/pdf");
 });
 
+test("a citation written after the full stop opens the PDF at the page of the sentence it cites", async ({ chat }) => {
+  await chat.goto();
+  // The fake model then writes "… within these limits. [S1]", as small models often do (backend/llm/fake.py).
+  await chat.ask("@travel-policy.pdf What is the hotel limit per night? (fake: cite after the full stop)");
+  const answer = await chat.waitForAnswerDone();
+  await expect(answer.text).toContainText(/within these limits\.\s*S1/);
+  await answer.citation("S1").click();
+  await expect(chat.viewer.locator(".source-meta", { hasText: /^page \d+$/ })).toHaveText("page 2");
+  await expect(chat.viewer.locator(".pdf-page")).toHaveAttribute("data-status", "ready");
+  await expect(chat.viewer.locator(".pdf-support").first()).toBeInViewport();
+  await chat.viewer.getByText("Extracted text of page 2").click();
+  await expect(chat.viewerSupport).toContainText("The travel portal only shows hotels within these limits.");
+  await expect(chat.viewerSupport).not.toContainText("Travel Policy"); // the sentence, not the whole passage
+});
+
 // The fake judge answers "no" to the answerable check when the question holds this sentence (backend/llm/fake.py).
 const JUDGE_NO = "The fake judge says no.";
 

@@ -21,6 +21,13 @@ describe("claimFor", () => {
     expect(claimFor(answer, "S1")).toBe("Leave is 25 days.");
     expect(claimFor(answer, "S3")).toBe("");
   });
+
+  it("reads a marker written after the full stop as citing the sentence before it", () => {
+    const answer = "The daily meal allowance abroad is 63 euros. [S1] Receipts are kept.[S2]";
+    expect(claimFor(answer, "S1")).toBe("The daily meal allowance abroad is 63 euros.");
+    expect(claimFor(answer, "S2")).toBe("Receipts are kept.");
+    expect(claimFor("[S1]", "S1")).toBe("");
+  });
 });
 
 describe("supportingSpan", () => {
@@ -85,6 +92,12 @@ describe("evidenceView", () => {
     expect(view.page).toBe(2);
     expect(view.support).toBe("The warranty lasts 24 months.");
     expect(view.passageBefore).toBe(page1 + "Warranty. ");
+  });
+
+  it("opens a PDF at the source's page when no sentence of the passage shares a word with the claim", () => {
+    const view = evidenceView(doc, source(0, doc.text.length), "")!;
+    expect(view.page).toBe(2); // the page the sources card names, not the passage's first
+    expect(view.support).toBe(doc.text);
   });
 
   it("shows a text document whole, and nothing for a span outside the text", () => {
