@@ -87,13 +87,17 @@ export interface AnswerInfo {
   validation?: Validation | null;
 }
 
-/** Badges for an answer: its route (documents or chat) plus whatever triage and validation report. */
+/**
+ * Badges for an answer: its route (the documents searched, or chat) plus whatever triage and validation report.
+ * An answer the triage gave (FAQ, small talk, a block) took no route, so it shows the triage's badge alone.
+ */
 export function badgesFromDone(done: AnswerInfo | null | undefined): Badge[] {
   if (!done) return [];
   const out: Badge[] = [];
-  if (done.intent) {
+  if (done.intent && !done.triage?.route) {
     out.push({
-      label: done.intent === "rag" ? "from documents" : done.intent === "chat" ? "chat" : done.intent,
+      // "searched", not "from": the search may find nothing, and the answer then says so ("not in the documents")
+      label: done.intent === "rag" ? "searched the documents" : done.intent === "chat" ? "chat" : done.intent,
       tone: "info",
       title: done.route_reason || undefined,
     });

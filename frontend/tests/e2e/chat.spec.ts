@@ -53,7 +53,7 @@ test("a question shows one live status line, then streamed text, then a summary 
   await expect(answer.step("generator")).toHaveClass(/step-ok/);
   await page.keyboard.press("Enter");
   await expect(answer.steps).toHaveCount(0);
-  await expect(answer.badges.filter({ hasText: "from documents" })).toBeVisible();
+  await expect(answer.badges.filter({ hasText: "searched the documents" })).toBeVisible();
   await expect(chat.sendButton).toBeVisible();
 
   // Citations are clickable: the sources panel opens on the cited card...

@@ -16,7 +16,7 @@ const check = { reason: "", scores: {} };
 
 describe("badgesFromDone", () => {
   it("shows the route, and triage and validation when present", () => {
-    expect(badgesFromDone(done).map((b) => b.label)).toEqual(["from documents"]);
+    expect(badgesFromDone(done).map((b) => b.label)).toEqual(["searched the documents"]);
     const labels = badgesFromDone({
       ...done,
       triage: { route: "faq", skip_llm: true, early_response: "From the FAQ.", triage_log: [] },
@@ -26,7 +26,8 @@ describe("badgesFromDone", () => {
         output_guardrail: { safe: false, issues: ["unknown_url:x.example"], original_text: "a" },
       },
     }).map((b) => b.label);
-    expect(labels).toEqual(["from documents", "answered from FAQ", "grounded 0.92", "PII redacted", "answer adjusted"]);
+    // the FAQ answered: no route was taken, so no route badge
+    expect(labels).toEqual(["answered from FAQ", "grounded 0.92", "PII redacted", "answer adjusted"]);
   });
 
   it("shows nothing for an empty triage route or a clean validation", () => {
@@ -38,7 +39,7 @@ describe("badgesFromDone", () => {
         output_guardrail: { safe: true, issues: [], original_text: "a" },
       },
     }).map((b) => b.label);
-    expect(labels).toEqual(["from documents"]);
+    expect(labels).toEqual(["searched the documents"]);
   });
 
   it("counts unsupported claims, also from what a reloaded turn stored", () => {
@@ -60,7 +61,11 @@ describe("badgesFromDone", () => {
       intent: "rag",
       validation: { sources: { ...sources, unsupported: [sources.unsupported[0]] } },
     });
-    expect(stored.map((b) => b.label)).toEqual(["from documents", "1 claim not in the sources", "grounded 0.40"]);
+    expect(stored.map((b) => b.label)).toEqual([
+      "searched the documents",
+      "1 claim not in the sources",
+      "grounded 0.40",
+    ]);
   });
 
   it("says the documents do not contain the answer, and why, instead of the replaced text's grounding", () => {
@@ -76,7 +81,7 @@ describe("badgesFromDone", () => {
         },
       },
     });
-    expect(replaced.map((b) => b.label)).toEqual(["from documents", "not in the documents"]);
+    expect(replaced.map((b) => b.label)).toEqual(["searched the documents", "not in the documents"]);
     expect(replaced[1].title).toContain("question's words (new, price, purchase) where no passage does");
     const wrongKind = badgesFromDone({
       ...done,
@@ -86,13 +91,13 @@ describe("badgesFromDone", () => {
     });
     expect(wrongKind[1].title).toContain("asks for a frequency");
     const model = badgesFromDone({ ...done, validation: { sources: { ...sources, not_found: "model" } } });
-    expect(model.map((b) => b.label)).toEqual(["from documents", "not in the documents"]);
+    expect(model.map((b) => b.label)).toEqual(["searched the documents", "not in the documents"]);
     expect(model[1].title).toBe("The model found no answer in the passages.");
     const none = badgesFromDone({
       ...done,
       validation: { sources: { ...sources, grounded: false, confidence: 0, not_found: "no_passages" } },
     });
-    expect(none.map((b) => b.label)).toEqual(["from documents", "not in the documents"]);
+    expect(none.map((b) => b.label)).toEqual(["searched the documents", "not in the documents"]);
     expect(none[1].title).toContain("No passage matched the question");
   });
 
