@@ -113,6 +113,11 @@ def replace_reason(validation: Validation) -> str:
             f"the answer says {', '.join(repr(w) for w in sources.get('unstated', []))} as the question does, "
             "but no passage the model was given uses them, so the answer says the documents do not contain it"
         )
+    elif sources.get("not_found") == "no_passages" and sources.get("not_found_reason") == "unsupported":
+        reasons.append(
+            "no passage matched the question, and the answer stated a number, code or name that no document gave, "
+            "so it was withheld: the answer says the documents do not contain it"
+        )
     elif sources.get("not_found") == "no_passages" and sources.get("original_text"):
         reasons.append("no passage matched the question, so the answer now says first that it is not from them")
     elif sources.get("not_found") == "replaced":

@@ -15,7 +15,9 @@ and, when citations were repaired or nothing was supported, `answer`:
 - an answer in which the model itself says the documents lack the answer is restated in that same wording, which
   names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …");
 - a documents question that no passage matched gets not_found "no_passages"; with RAG_NOT_FOUND_REPLY, an answer
-  that states something without saying the documents do not cover it starts with NO_PASSAGE_LEAD.
+  that states something without saying the documents do not cover it starts with NO_PASSAGE_LEAD, and one that
+  states a number, a code or a name (which can only have come from the model: "the barrier code is 12345")
+  becomes NO_PASSAGE_REPLY.
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
 
@@ -30,7 +32,7 @@ from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
 from backend.guardrails.answer_kind import asked_kind, gives_kind
-from backend.guardrails.grounding import GroundingResult, answer_spans, check_grounding, claim_kind
+from backend.guardrails.grounding import GroundingResult, answer_spans, check_grounding, claim_kind, facts
 from backend.guardrails.premise import unstated_premise
 from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
@@ -92,14 +94,20 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
 
 
 NO_PASSAGE_LEAD = "No document in the knowledge base matched this question, so this answer does not come from them."
+NO_PASSAGE_REPLY = (
+    "I could not find this in the documents: no passage matched the question. (Chat mode asks the model without them.)"
+)
 
 
 def _no_passages(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """A documents question no passage matched: the prompt asks the model to say so first, and a small model often
     answers from what it knows without saying it. With RAG_NOT_FOUND_REPLY such an answer starts with
-    NO_PASSAGE_LEAD, so a general answer is never taken for one from the documents."""
+    NO_PASSAGE_LEAD, so a general answer is never taken for one from the documents; and an answer stating a number,
+    a code or a name, which a question about the team's own documents only gets from the model's invention, is
+    replaced by NO_PASSAGE_REPLY (the model's text stays in `original_text`)."""
     original = state.get("answer", "")
-    kinds = [claim_kind(sentence) for sentence, _, _ in answer_spans(original)]
+    spans = [sentence for sentence, _, _ in answer_spans(original)]
+    kinds = [claim_kind(sentence) for sentence in spans]
     claims = sum(claim for claim, _ in kinds)
     # the lead says it of the whole answer, so its sentences are not each marked as unsupported
     check = SourcesCheck(
@@ -115,6 +123,9 @@ def _no_passages(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     if not claims or any(said for _, said in kinds) or not runtime.context.settings.not_found_reply:
         return _out(runtime, check, None, "no passage matched the question")
     check["original_text"] = original
+    if any(claim and facts(sentence) for sentence, (claim, _) in zip(spans, kinds, strict=True)):
+        check["not_found_reason"] = "unsupported"  # its facts are in no passage: there was none
+        return _out(runtime, check, NO_PASSAGE_REPLY, "no passage matched: a number, code or name from none withheld")
     return _out(runtime, check, f"{NO_PASSAGE_LEAD}\n\n{original}", "no passage matched: said so before the answer")
 
 

@@ -9,6 +9,7 @@ from unittest.mock import ANY
 import pytest
 from langchain_core.messages import BaseMessage
 
+from backend.graph.nodes.validate_sources import NO_PASSAGE_REPLY
 from backend.llm.fake import NOT_ANSWERED_TRIGGER, ScriptedChatModel
 from bench.lib.sse import parse_sse
 
@@ -191,6 +192,26 @@ async def test_a_documents_answer_with_no_passage_says_first_that_it_is_not_from
     assert replace["text"] == done["answer"] and "no passage matched the question" in replace["reason"]
     stored = (await client.get("/api/threads/g9")).json()["messages"][-1]
     assert stored["content"] == done["answer"] and stored["validation"]["sources"]["not_found"] == "no_passages"
+
+
+class InventsACode(ScriptedChatModel):
+    """Fake model that, given no passage, invents the team's own fact (as the 1.5B model did, asked as a user)."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        assert "No document in the knowledge base matched" in messages[-1].text
+        return "The visitor barrier code for the Heron garage is 12345."
+
+
+async def test_a_no_passage_answer_stating_a_number_code_or_name_is_replaced_not_led(app, client):
+    app.state.services.deps.chat_model = InventsACode()
+    events = await ask(client, "What is the visitor barrier code for the Heron garage?", "g11", mode="rag")
+    done, replace = events[-1][1], first(events, "replace")
+    assert done["answer"] == NO_PASSAGE_REPLY and "12345" not in done["answer"]
+    check = done["validation"]["sources"]
+    assert check["not_found"] == "no_passages" and "12345" in check["original_text"]
+    assert replace["text"] == done["answer"] and "withheld" in replace["reason"]
+    stored = (await client.get("/api/threads/g11")).json()["messages"][-1]
+    assert stored["content"] == NO_PASSAGE_REPLY
 
 
 async def test_a_no_passage_answer_that_already_says_so_is_kept_as_the_model_wrote_it(client):
