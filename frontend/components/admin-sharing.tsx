@@ -1,6 +1,7 @@
 "use client";
-/** The admin page's groups (create, add and remove members) and collections (create a team or group collection,
- * share a group collection with a group for reading or for reading and writing). */
+/** The admin page's groups (create, rename, delete, add and remove members) and collections (create, rename and
+ * delete a team or group collection, share a group collection with a group for reading or for reading and
+ * writing). */
 import { useCallback, useEffect, useState } from "react";
 import { adminApi, type Access, type CollectionOut, type Group, type User } from "@/lib/accounts-api";
 import { attempt, Failure } from "./page-header";
@@ -8,6 +9,92 @@ import { attempt, Failure } from "./page-header";
 interface RowProps {
   onError: (message: string | null) => void;
   reload: () => Promise<void>;
+}
+
+/** Rename (a small inline form) and Delete (after a confirmation saying what goes with it) of a group or of a team
+ * or group collection; a failure (a name taken, a collection still holding documents) goes to `onError`. */
+function RenameDelete({
+  what,
+  name,
+  warning,
+  rename,
+  remove,
+  onError,
+  reload,
+}: RowProps & {
+  what: "group" | "collection";
+  name: string;
+  warning: string;
+  rename: (name: string) => Promise<unknown>;
+  remove: () => Promise<unknown>;
+}) {
+  const [mode, setMode] = useState<"view" | "rename" | "confirm">("view");
+  const [draft, setDraft] = useState(name);
+  const save = (e: React.FormEvent) => {
+    e.preventDefault();
+    if (draft.trim() === name) return setMode("view");
+    void attempt(
+      () => rename(draft.trim()),
+      onError,
+      () => (setMode("view"), reload()),
+    );
+  };
+  if (mode === "rename")
+    return (
+      <form className="inline-form" aria-label={`Rename ${what} ${name}`} onSubmit={save}>
+        <input
+          aria-label={`New name for ${name}`}
+          required
+          autoFocus
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => e.key === "Escape" && setMode("view")}
+        />
+        <button type="submit" className="tool-button">
+          Save
+        </button>
+        <button type="button" className="tool-button" onClick={() => setMode("view")}>
+          Cancel
+        </button>
+      </form>
+    );
+  if (mode === "confirm")
+    return (
+      <span className="inline-form" role="group" aria-label={`Confirm deleting ${what} ${name}`}>
+        <span>{warning}</span>
+        <button
+          type="button"
+          className="tool-button danger"
+          autoFocus
+          onClick={() => void attempt(remove, onError, reload).then(() => setMode("view"))}
+        >
+          Delete {what}
+        </button>
+        <button type="button" className="tool-button" onClick={() => setMode("view")}>
+          Cancel
+        </button>
+      </span>
+    );
+  return (
+    <span className="doc-actions">
+      <button
+        type="button"
+        className="tool-button"
+        aria-label={`Rename ${what} ${name}`}
+        onClick={() => (setDraft(name), setMode("rename"))}
+      >
+        Rename
+      </button>
+      <button
+        type="button"
+        className="tool-button"
+        aria-label={`Delete ${what} ${name}`}
+        onClick={() => setMode("confirm")}
+      >
+        Delete
+      </button>
+    </span>
+  );
 }
 
 function GroupRow({ group, users, onError, reload }: RowProps & { group: Group; users: User[] }) {
@@ -54,6 +141,15 @@ function GroupRow({ group, users, onError, reload }: RowProps & { group: Group; 
           </button>
         </span>
       )}
+      <RenameDelete
+        what="group"
+        name={group.name}
+        warning={`Delete “${group.name}”? Its members leave it, and the collections shared with it stop being shared with its members.`}
+        rename={(name) => adminApi.renameGroup(group.id, name)}
+        remove={() => adminApi.deleteGroup(group.id)}
+        onError={onError}
+        reload={reload}
+      />
     </li>
   );
 }
@@ -116,6 +212,17 @@ function CollectionRow({
           </span>
         </>
       )}
+      {collection.kind !== "personal" && (
+        <RenameDelete
+          what="collection"
+          name={collection.name}
+          warning={`Delete “${collection.name}”? Only an empty collection can be deleted: move or delete its documents first.`}
+          rename={(name) => adminApi.changeCollection(collection.id, { name })}
+          remove={() => adminApi.deleteCollection(collection.id)}
+          onError={onError}
+          reload={reload}
+        />
+      )}
     </li>
   );
 }
@@ -126,6 +233,7 @@ export function AdminSharing({ users }: { users: User[] }) {
   const [groupName, setGroupName] = useState("");
   const [made, setMade] = useState({ name: "", kind: "team" as CollectionOut["kind"], users_write: false });
   const [error, setError] = useState<string | null>(null);
+  const [collectionError, setCollectionError] = useState<string | null>(null);
   const load = useCallback(
     () =>
       attempt(
@@ -153,7 +261,7 @@ export function AdminSharing({ users }: { users: User[] }) {
     } as const;
     void attempt(
       () => adminApi.createCollection(body),
-      setError,
+      setCollectionError,
       () => (setMade({ ...made, name: "" }), load()),
     );
   };
@@ -213,9 +321,10 @@ export function AdminSharing({ users }: { users: User[] }) {
             Create collection
           </button>
         </form>
+        <Failure error={collectionError} />
         <ul className="admin-list" aria-label="Collections">
           {collections.map((c) => (
-            <CollectionRow key={c.id} collection={c} groups={groups} onError={setError} reload={load} />
+            <CollectionRow key={c.id} collection={c} groups={groups} onError={setCollectionError} reload={load} />
           ))}
         </ul>
       </section>

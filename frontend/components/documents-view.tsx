@@ -1,11 +1,12 @@
 "use client";
 /** The documents page: upload (into a collection, with accounts on) with progress, the list with ingestion status,
- * delete. */
+ * move to another collection (accounts on), delete. */
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { isPending, useDocuments } from "@/hooks/use-documents";
 import { uploadDocuments } from "@/lib/api";
 import { api } from "@/lib/api";
+import { collectionLabel, mayDelete, moveTargets } from "@/lib/collections";
 import type { Collection, DocumentRow } from "@/lib/types";
 import { useAuthStatus } from "./auth-gate";
 import { ThemeToggle } from "./theme-toggle";
@@ -53,57 +54,144 @@ function useCollections(): Collection[] | null {
   return collections;
 }
 
+/** The "Move to…" step of a row: the other collections the user may write, Move and Cancel. */
+function MovePicker({
+  doc,
+  targets,
+  onMove,
+  onCancel,
+}: {
+  doc: DocumentRow;
+  targets: Collection[];
+  onMove: (collectionId: string) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [destination, setDestination] = useState("");
+  const [moving, setMoving] = useState(false);
+  return (
+    <>
+      <select
+        aria-label={`Move ${doc.name} to`}
+        autoFocus
+        value={destination}
+        onChange={(e) => setDestination(e.target.value)}
+        onKeyDown={(e) => e.key === "Escape" && onCancel()}
+      >
+        <option value="">Move to…</option>
+        {targets.map((c) => (
+          <option key={c.id} value={c.id}>
+            {collectionLabel(c)}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="tool-button"
+        disabled={!destination || moving}
+        onClick={() => {
+          setMoving(true);
+          void onMove(destination).finally(() => setMoving(false));
+        }}
+      >
+        Move
+      </button>
+      <button type="button" className="tool-button" onClick={onCancel}>
+        Cancel
+      </button>
+    </>
+  );
+}
+
 function DocumentRowView({
   doc,
   collection,
+  targets,
+  deletable,
+  onMove,
   onDelete,
 }: {
   doc: DocumentRow;
   collection?: string;
+  /** The collections it may be moved to (none: no Move… action). */
+  targets: Collection[];
+  /** Whether the user may delete it (no Delete action otherwise). */
+  deletable: boolean;
+  onMove: (id: string, collectionId: string) => Promise<void>;
   onDelete: (id: string) => Promise<void>;
 }) {
-  const [confirming, setConfirming] = useState(false);
+  const [mode, setMode] = useState<"view" | "move" | "confirm">("view");
   const [error, setError] = useState<string | null>(null);
+  const fail = (e: unknown) => setError(e instanceof Error ? e.message : String(e));
+  const move = (collectionId: string) =>
+    onMove(doc.id, collectionId).then(() => (setError(null), setMode("view")), fail);
   return (
-    <tr data-document={doc.name}>
-      <td className="doc-name">{doc.name}</td>
-      {collection !== undefined && <td data-collection={doc.collection}>{collection}</td>}
-      <td>{doc.type || "—"}</td>
-      <td className="num">{doc.pages ?? "—"}</td>
-      <td className="num">{doc.chunks ?? "—"}</td>
-      <td className="num">{formatSize(doc.size)}</td>
-      <td>{formatDate(doc.ingested_at)}</td>
-      <td>
-        <StatusCell doc={doc} />
-      </td>
-      <td className="doc-actions">
-        {confirming ? (
-          <>
-            <button
-              type="button"
-              className="tool-button danger"
-              autoFocus
-              onClick={() => onDelete(doc.id).catch((e) => setError(e instanceof Error ? e.message : String(e)))}
-            >
-              Delete
-            </button>
-            <button type="button" className="tool-button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </>
-        ) : (
-          <button
-            type="button"
-            className="tool-button"
-            aria-label={`Delete ${doc.name}`}
-            onClick={() => setConfirming(true)}
-          >
-            Delete
-          </button>
-        )}
-        {error && <span className="thread-error">{error}</span>}
-      </td>
-    </tr>
+    <>
+      <tr data-document={doc.name}>
+        <td className="doc-name">{doc.name}</td>
+        {collection !== undefined && <td data-collection={doc.collection}>{collection}</td>}
+        <td>{doc.type || "—"}</td>
+        <td className="num">{doc.pages ?? "—"}</td>
+        <td className="num">{doc.chunks ?? "—"}</td>
+        <td className="num">{formatSize(doc.size)}</td>
+        <td>{formatDate(doc.ingested_at)}</td>
+        <td>
+          <StatusCell doc={doc} />
+        </td>
+        <td className="doc-actions">
+          {mode === "confirm" ? (
+            <>
+              <button
+                type="button"
+                className="tool-button danger"
+                autoFocus
+                onClick={() => onDelete(doc.id).catch(fail)}
+              >
+                Delete
+              </button>
+              <button type="button" className="tool-button" onClick={() => setMode("view")}>
+                Cancel
+              </button>
+            </>
+          ) : mode === "move" && targets.length > 0 ? (
+            <MovePicker doc={doc} targets={targets} onMove={move} onCancel={() => setMode("view")} />
+          ) : (
+            <>
+              {targets.length > 0 && (
+                <button
+                  type="button"
+                  className="tool-button"
+                  aria-label={`Move ${doc.name} to another collection`}
+                  onClick={() => setMode("move")}
+                >
+                  Move…
+                </button>
+              )}
+              {deletable && (
+                <button
+                  type="button"
+                  className="tool-button"
+                  aria-label={`Delete ${doc.name}`}
+                  onClick={() => setMode("confirm")}
+                >
+                  Delete
+                </button>
+              )}
+            </>
+          )}
+        </td>
+      </tr>
+      {error && (
+        // A row of its own under the document's, ending under its actions: a wide table scrolls sideways, and the
+        // reason must be in view next to the button that failed.
+        <tr data-error-for={doc.name}>
+          <td colSpan={collection !== undefined ? 9 : 8} style={{ whiteSpace: "normal", textAlign: "right" }}>
+            <span className="thread-error" role="alert">
+              {error}
+            </span>
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
 
@@ -144,6 +232,13 @@ export function DocumentsView() {
   const remove = async (id: string) => {
     await api.deleteDocument(id);
     setDocuments((all) => all.filter((d) => d.id !== id));
+  };
+
+  const move = async (id: string, collectionId: string) => {
+    const moved = await api.moveDocument(id, collectionId);
+    await refresh();
+    // A listing already under way when the move landed may predate it: the server's answer has the row as it is now.
+    setDocuments((all) => all.map((d) => (d.id === id ? moved : d)));
   };
 
   return (
@@ -192,7 +287,7 @@ export function DocumentsView() {
             <select value={target} onChange={(e) => setTarget(e.target.value)} aria-label="Upload into collection">
               {writable.map((c) => (
                 <option key={c.id} value={c.kind === "personal" ? "" : c.id}>
-                  {c.kind === "personal" ? "Personal (only you)" : `${c.name} (${c.kind})`}
+                  {collectionLabel(c)}
                 </option>
               ))}
             </select>
@@ -252,6 +347,9 @@ export function DocumentsView() {
                 key={d.id}
                 doc={d}
                 collection={collections ? (names.get(d.collection ?? "") ?? "—") : undefined}
+                targets={moveTargets(collections, d.collection)}
+                deletable={mayDelete(collections, d.collection)}
+                onMove={move}
                 onDelete={remove}
               />
             ))}

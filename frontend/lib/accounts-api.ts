@@ -12,6 +12,7 @@ export type InvitationRequest = Schemas["InvitationRequest"];
 export type Group = Schemas["GroupOut"];
 export type CollectionOut = Schemas["CollectionOut"];
 export type NewCollection = Schemas["NewCollection"];
+export type CollectionChange = Schemas["CollectionChange"];
 export type Access = Schemas["ShareRequest"]["access"];
 export type ApiKey = Schemas["KeyOut"];
 export type KeyCreated = Schemas["KeyCreated"];
@@ -29,10 +30,19 @@ export const adminApi = {
   revokeInvitation: (invitationId: string) => call<void>(`/api/invitations/${id(invitationId)}`, { method: "DELETE" }),
   groups: () => call<Group[]>("/api/groups"),
   createGroup: (name: string) => call<Group>("/api/groups", { method: "POST", ...json({ name }) }),
+  renameGroup: (groupId: string, name: string) =>
+    call<Group>(`/api/groups/${id(groupId)}`, { method: "PATCH", ...json({ name }) }),
+  /** Also stops sharing every collection with the group. */
+  deleteGroup: (groupId: string) => call<void>(`/api/groups/${id(groupId)}`, { method: "DELETE" }),
   setMember: (groupId: string, userId: string, member: boolean) =>
     call<void>(`/api/groups/${id(groupId)}/members/${id(userId)}`, { method: member ? "PUT" : "DELETE" }),
   collections: () => call<CollectionOut[]>("/api/collections"),
   createCollection: (body: NewCollection) => call<CollectionOut>("/api/collections", { method: "POST", ...json(body) }),
+  /** Rename a team or group collection, or let users add to a team one (409 when the name is taken). */
+  changeCollection: (collectionId: string, body: CollectionChange) =>
+    call<CollectionOut>(`/api/collections/${id(collectionId)}`, { method: "PATCH", ...json(body) }),
+  /** Only an empty one: 409 says how many documents it still holds. */
+  deleteCollection: (collectionId: string) => call<void>(`/api/collections/${id(collectionId)}`, { method: "DELETE" }),
   share: (collectionId: string, groupId: string, access: Access | null) =>
     call<void>(
       `/api/collections/${id(collectionId)}/groups/${id(groupId)}`,

@@ -45,6 +45,12 @@ export const api = {
   documentFileUrl: (id: string) => `/api/documents/${encodeURIComponent(id)}/file`,
   documentText: (id: string) => call<DocumentText>(`/api/documents/${encodeURIComponent(id)}/text`),
   deleteDocument: (id: string) => call<void>(`/api/documents/${encodeURIComponent(id)}`, { method: "DELETE" }),
+  /** File a document in another collection (accounts on; you must be allowed to write both). */
+  moveDocument: (id: string, collectionId: string) =>
+    call<DocumentRow>(`/api/documents/${encodeURIComponent(id)}`, {
+      method: "PATCH",
+      ...json({ collection_id: collectionId }),
+    }),
   /** The collections you may read (404 with RAG_AUTH=off, where there are none). */
   collections: () => call<Collection[]>("/api/collections"),
 };

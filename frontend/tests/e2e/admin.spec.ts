@@ -2,6 +2,8 @@
  * RAG_AUTH=local on its own backend: the admin sets up and invites from /admin; in a second browser the link creates
  * Cleo's account. The admin's upload into their personal collection never shows on Cleo's documents page; Cleo makes
  * an API key on /account, sees it listed, and it works as a bearer token; her job title is saved for the prompts.
+ * The admin renames and deletes collections (one holding a document only once it is moved out, from /documents) and
+ * groups (the collections shared with one are then shared no more).
  */
 import { AccountPage, AdminPage } from "../pages/admin-page";
 import { DocumentsPage } from "../pages/documents-page";
@@ -13,6 +15,7 @@ test.describe.configure({ mode: "serial" });
 
 const PASSWORD = "correct horse battery";
 const PRIVATE = "# Ann's notes\n\nThe numbat budget for next year is private to Ann.\n";
+const ARCHIVED = "# Archived note\n\nThe old wombat roster lived in the archive.\n";
 let backend: Backend;
 let frontend: Frontend;
 
@@ -67,6 +70,10 @@ test("the admin invites from /admin, the invited user joins, cannot see the admi
   await cleoDocs.goto();
   await expect(cleoDocs.status("employee-handbook.md")).toHaveText(/ready/); // the team's documents load
   await expect(cleoDocs.row("ann-notes.md")).toHaveCount(0);
+  // the team collection is read-only to users: no Delete (the server would refuse it) and no Move…
+  const handbook = cleoDocs.row("employee-handbook.md");
+  await expect(handbook.getByRole("button", { name: "Delete employee-handbook.md" })).toHaveCount(0);
+  await expect(cleoDocs.moveButton("employee-handbook.md")).toHaveCount(0);
 
   const account = new AccountPage(cleo);
   await account.goto();
@@ -126,5 +133,136 @@ test("the admin adds and deletes a user, makes a group with a member and shares 
   await dan.getByRole("button", { name: "Delete dan@team.org" }).click();
   await dan.getByRole("button", { name: /Delete with their/ }).click();
   await expect(dan).toHaveCount(0);
+  await context.close();
+});
+
+test("the admin renames a collection, cannot delete it while it holds a document, moves that out, then deletes it", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ baseURL: frontend.url });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await new SignInPage(page).fill("ann@team.org", PASSWORD);
+  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
+  const admin = new AdminPage(page);
+  await admin.goto();
+
+  await admin.createCollection("Drafts");
+  await admin.createCollection("Old notes");
+  await expect(admin.collection("Personal")).toContainText("Personal (yours)");
+  await expect(admin.collection("Personal").getByRole("button")).toHaveCount(0); // never renamed nor deleted
+
+  await admin.rename("collection", "Old notes", "Drafts");
+  await expect(admin.collectionsAlert).toHaveText("A collection named 'Drafts' exists already");
+  await admin.collection("Old notes").getByRole("button", { name: "Cancel" }).click();
+  await admin.rename("collection", "Old notes", "Archive");
+  await expect(admin.collection("Archive").locator("strong")).toHaveText("Archive");
+  await expect(admin.collection("Old notes")).toHaveCount(0);
+  await expect(admin.collectionsAlert).toHaveCount(0);
+
+  const documents = new DocumentsPage(page);
+  await documents.goto();
+  await page.getByLabel("Upload into collection").selectOption({ label: "Archive (team)" });
+  await documents.upload([{ name: "archive-note.md", mimeType: "text/markdown", buffer: Buffer.from(ARCHIVED) }]);
+  await expect(documents.status("archive-note.md")).toHaveText(/ready/, { timeout: 30_000 });
+  await expect(documents.collection("archive-note.md")).toHaveText("Archive");
+
+  await admin.goto();
+  await admin.delete("collection", "Archive");
+  await expect(admin.collectionsAlert).toHaveText(
+    "The collection 'Archive' still holds 1 document: move them to another collection or delete them first",
+  );
+  await page.reload();
+  await expect(admin.collection("Archive")).toBeVisible(); // kept, with its document
+
+  await documents.goto();
+  await documents.moveButton("archive-note.md").click();
+  await expect(documents.movePicker("archive-note.md").locator("option", { hasText: "Drafts (team)" })).toHaveCount(1);
+  await expect(documents.movePicker("archive-note.md").locator("option", { hasText: "Archive" })).toHaveCount(0);
+  await documents.move("archive-note.md", "Drafts (team)");
+  await expect(documents.collection("archive-note.md")).toHaveText("Drafts");
+  await page.reload();
+  await expect(documents.collection("archive-note.md")).toHaveText("Drafts"); // moved on the server
+
+  // A second archive-note.md, in Ann's personal collection, cannot join the first one in Drafts: the row says why.
+  const copy = Buffer.from("# Archived note\n\nAnn's own copy of the archive note.\n");
+  await documents.upload([{ name: "archive-note.md", mimeType: "text/markdown", buffer: copy }]);
+  const personal = documents
+    .row("archive-note.md")
+    .filter({ has: page.locator("td[data-collection]", { hasText: /^Personal$/ }) });
+  await expect(personal).toHaveCount(1);
+  await expect(personal.locator(".doc-status")).toHaveText(/ready/, { timeout: 30_000 });
+  await personal.getByRole("button", { name: "Move archive-note.md to another collection" }).click();
+  await personal.getByLabel("Move archive-note.md to", { exact: true }).selectOption({ label: "Drafts (team)" });
+  await personal.getByRole("button", { name: "Move", exact: true }).click();
+  await expect(documents.rowError("archive-note.md")).toHaveText(
+    "That collection already holds a document named 'archive-note.md': delete one of them first",
+  );
+  await expect(personal.locator("td[data-collection]")).toHaveText("Personal");
+  await personal.getByRole("button", { name: "Cancel" }).click();
+  await personal.getByRole("button", { name: "Delete archive-note.md" }).click();
+  await personal.getByRole("button", { name: "Delete", exact: true }).click();
+  await expect(personal).toHaveCount(0);
+  await expect(documents.collection("archive-note.md")).toHaveText("Drafts");
+
+  await admin.goto();
+  await admin.delete("collection", "Archive");
+  await expect(admin.collection("Archive")).toHaveCount(0);
+  await expect(admin.collectionsAlert).toHaveCount(0);
+  await page.reload();
+  await expect(admin.collection("Drafts")).toBeVisible();
+  await expect(admin.collection("Archive")).toHaveCount(0);
+
+  // Cleo (a user) may read the team collections but write only her personal one: she is offered no move.
+  const cleoContext = await browser.newContext({ baseURL: frontend.url });
+  const cleo = await cleoContext.newPage();
+  await cleo.goto("/sign-in");
+  await new SignInPage(cleo).fill("cleo@team.org", PASSWORD);
+  await expect(cleo.getByRole("link", { name: "Account" })).toBeVisible();
+  const cleoDocs = new DocumentsPage(cleo);
+  await cleoDocs.goto();
+  await expect(cleoDocs.collection("archive-note.md")).toHaveText("Drafts");
+  await expect(cleoDocs.status("employee-handbook.md")).toHaveText(/ready/);
+  await expect(cleoDocs.moveButton("archive-note.md")).toHaveCount(0);
+  await expect(cleoDocs.moveButton("employee-handbook.md")).toHaveCount(0);
+  await cleoContext.close();
+  await context.close();
+});
+
+test("the admin renames a group and deletes it, which ends the collection shares it had", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: frontend.url });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await new SignInPage(page).fill("ann@team.org", PASSWORD);
+  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
+  const admin = new AdminPage(page);
+  await admin.goto();
+
+  await admin.createGroup("Ops");
+  await admin.createGroup("Sales");
+  await admin.rename("group", "Sales", "ops");
+  await expect(admin.groupsAlert).toHaveText("A group named 'ops' exists already");
+  await admin.group("Sales").getByRole("button", { name: "Cancel" }).click();
+  await admin.rename("group", "Ops", "Operations");
+  await expect(admin.group("Operations").locator("strong")).toHaveText("Operations");
+  await expect(admin.group("Ops")).toHaveCount(0);
+
+  await admin.createCollection("Runbooks", "group");
+  const runbooks = admin.collection("Runbooks");
+  await runbooks.getByLabel("Share Runbooks with").selectOption({ label: "Operations" });
+  await runbooks.getByRole("button", { name: "Share" }).click();
+  await expect(runbooks.locator(".chip")).toHaveText([/Operations: read/]);
+
+  await admin.group("Operations").getByRole("button", { name: "Delete group Operations" }).click();
+  await expect(admin.confirmation("group", "Operations")).toContainText(
+    "the collections shared with it stop being shared with its members",
+  );
+  await admin.confirmation("group", "Operations").getByRole("button", { name: "Delete group" }).click();
+  await expect(admin.group("Operations")).toHaveCount(0);
+  await expect(runbooks.locator(".chip")).toHaveCount(0);
+  await expect(runbooks).toContainText("shared with no group yet");
+  await page.reload();
+  await expect(admin.group("Sales")).toBeVisible();
+  await expect(admin.group("Operations")).toHaveCount(0);
   await context.close();
 });
