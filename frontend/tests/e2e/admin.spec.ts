@@ -192,6 +192,8 @@ test("the admin renames a collection, cannot delete it while it holds a document
     .filter({ has: page.locator("td[data-collection]", { hasText: /^Personal$/ }) });
   await expect(personal).toHaveCount(1);
   await expect(personal.locator(".doc-status")).toHaveText(/ready/, { timeout: 30_000 });
+  // the row's actions are in view on a 1280-pixel screen, not scrolled off past the table's right edge
+  await expect(personal.getByRole("button", { name: "Delete archive-note.md" })).toBeInViewport({ ratio: 1 });
   await personal.getByRole("button", { name: "Move archive-note.md to another collection" }).click();
   await personal.getByLabel("Move archive-note.md to", { exact: true }).selectOption({ label: "Drafts (team)" });
   await personal.getByRole("button", { name: "Move", exact: true }).click();
