@@ -6,7 +6,14 @@
  * the conversation opens, except on a touch screen, where the keyboard would cover the conversation.
  */
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { activeMention, classifyMentions, filterDocuments, insertMention, removeMention } from "@/lib/mentions";
+import {
+  activeMention,
+  classifyMentions,
+  countMatches,
+  filterDocuments,
+  insertMention,
+  removeMention,
+} from "@/lib/mentions";
 import type { DocumentRow } from "@/lib/types";
 
 /** A screen used by touch (no hover, or a coarse pointer): focusing the box there opens a keyboard over the page. */
@@ -49,6 +56,7 @@ export function Composer({
   const ready = useMemo(() => documents.filter((d) => d.status === "ready"), [documents]);
   const mention = activeMention(value, caret);
   const options = mention ? filterDocuments(ready, mention.query) : [];
+  const more = mention ? countMatches(ready, mention.query) - options.length : 0; // not listed: typing narrows
   const open = mention !== null && dismissedAt !== mention.start && (options.length > 0 || mention.query === "");
   // The mention still being typed in the open list is not judged (or shown as a chip) until it is picked.
   const settled = open && mention ? value.slice(0, mention.start) + value.slice(caret) : value;
@@ -217,6 +225,12 @@ export function Composer({
                   </span>
                 </li>
               ))
+            )}
+            {more > 0 && (
+              <li className="mention-empty" role="presentation">
+                {more} more {more === 1 ? "document" : "documents"}: type more of the name to find{" "}
+                {more === 1 ? "it" : "them"}
+              </li>
             )}
           </ul>
         )}

@@ -131,6 +131,12 @@ export function mentionToken(document: string): string {
   return `@"${document}"`;
 }
 
+/** How many documents' names contain the query (the autocomplete shows the first few; it says how many more). */
+export function countMatches(documents: { name: string }[], query: string): number {
+  const q = query.toLowerCase();
+  return documents.filter((d) => d.name.toLowerCase().includes(q)).length;
+}
+
 /** Documents whose name contains the query (prefix matches first), for the autocomplete list. */
 export function filterDocuments<T extends { name: string }>(documents: T[], query: string, limit = 8): T[] {
   const q = query.toLowerCase();

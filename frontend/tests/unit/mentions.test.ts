@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   activeMention,
   classifyMentions,
+  countMatches,
   filterDocuments,
   findMentions,
   insertMention,
@@ -90,6 +91,14 @@ describe("autocomplete", () => {
       "it.md",
       "x-it.md",
     ]);
+  });
+
+  it("counts every match, so the list can say how many it leaves out", () => {
+    const many = Array.from({ length: 10 }, (_, i) => ({ name: `zephyr-${i}.md` }));
+    expect(filterDocuments(many, "")).toHaveLength(8);
+    expect(countMatches(many, "")).toBe(10);
+    expect(countMatches(many, "ZEPHYR-1")).toBe(1);
+    expect(countMatches(many, "nothing")).toBe(0);
   });
 
   it("writes tokens that parse back to the document", () => {
