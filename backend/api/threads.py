@@ -89,6 +89,7 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
                 triage=turn["triage"],
                 validation=turn["validation"],
                 status=turn["status"],
+                latency_ms=turn["latency_ms"] if turn["status"] == "completed" else None,  # a cut turn has none
             )
         )
     return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages, active_run=active)

@@ -71,6 +71,7 @@ class MessageOut(BaseModel):
     triage: Triage | None = None
     validation: Validation | None = None
     status: TurnStatus | None = None
+    latency_ms: float | None = None  # how long the answer took, question to done (shown beside its steps)
 
 
 RunStatus = Literal["running", "completed", "failed", "stopped", "interrupted", "cancelled"]

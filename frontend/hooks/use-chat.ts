@@ -221,6 +221,8 @@ export function useChat(options: {
             sources: m.sources ?? undefined,
             stored: { intent: m.intent, triage: m.triage, validation: m.validation, steps: m.steps },
             state: stopped ? "stopped" : "history",
+            // how long it took, as the live turn showed it ("· 12 s")
+            ...(m.role === "assistant" && m.latency_ms != null ? { startedAt: 0, endedAt: m.latency_ms } : {}),
             ...(m.status === "interrupted" ? { interrupted: true } : {}),
             // a stopped answer offers Retry until its question was asked again later in the thread
             ...(((stopped && !askedLater) || blocked) && question ? { request: { message: question } } : {}),

@@ -1864,6 +1864,8 @@ export interface components {
             content: string;
             /** Intent */
             intent?: string | null;
+            /** Latency Ms */
+            latency_ms?: number | null;
             /**
              * Role
              * @enum {string}

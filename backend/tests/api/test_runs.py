@@ -120,6 +120,7 @@ async def test_stop_cancels_the_model_keeps_the_partial_answer_marked_stopped_ou
         assert len(model.calls) == produced  # nothing generates in the background
         messages = (await client.get("/api/threads/stopped")).json()["messages"]
         assert [(m["content"], m["status"]) for m in messages[-2:]] == [(POEM, None), (last["answer"], "stopped")]
+        assert messages[1]["latency_ms"] > 0 and messages[-1]["latency_ms"] is None  # a cut turn keeps no time
         memory = (await client.get("/api/threads/stopped/memory")).json()
         assert [e["question"] for e in memory["qa_index"]] == ["Thanks!"]  # the stopped turn is not memory
         nxt = await client.post("/api/chat", json={"message": "Tell me a joke", "thread_id": "stopped", "mode": "chat"})

@@ -28,6 +28,7 @@ async def test_thread_detail_has_original_questions_answers_and_sources(client):
     assert detail["messages"][0]["content"] == "@employee-handbook how many days of annual leave?"
     assert detail["messages"][1]["sources"][0]["document"] == "employee-handbook.md"
     assert "28 days" in detail["messages"][1]["content"]
+    assert detail["messages"][1]["latency_ms"] > 0 and detail["messages"][0]["latency_ms"] is None
 
 
 async def test_rename_then_delete_thread_removes_checkpoints(client, app):
