@@ -115,7 +115,7 @@ def replace_reason(validation: Validation) -> str:
         )
     elif sources.get("not_found") == "no_passages" and sources.get("not_found_reason") == "unsupported":
         reasons.append(
-            "no passage matched the question, and the answer stated a number, code or name that no document gave, "
+            "no passage matched the question, and the answer stated a number or code that no document gave, "
             "so it was withheld: the answer says the documents do not contain it"
         )
     elif sources.get("not_found") == "no_passages" and sources.get("original_text"):

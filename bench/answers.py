@@ -83,7 +83,8 @@ class Record:
         """Why the answer became the not-found reply: "unsupported" (no claim supported), "unanswered" (the
         answerable check), or None."""
         sources = self.validation.get("sources") or {}
-        if sources.get("not_found") != "replaced":
+        withheld = sources.get("not_found") == "no_passages" and sources.get("not_found_reason") == "unsupported"
+        if sources.get("not_found") != "replaced" and not withheld:  # withheld: a figure no passage gave
             return None
         return sources.get("not_found_reason", "unsupported")
 

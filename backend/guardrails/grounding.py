@@ -33,6 +33,15 @@ NOT_FOUND_RE = re.compile(
 )
 
 
+_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+|\*\*|__")
+
+
+def figures(sentence: str) -> set[str]:
+    """The numbers and codes of a sentence (not its names), list markers and emphasis left out ("1. Check …")."""
+    sentence = _LIST_MARK.sub(" ", CITATION_RE.sub(" ", sentence))
+    return set(numbers(sentence)) | {m.group(0).lower() for m in _CODE.finditer(sentence)}
+
+
 def facts(sentence: str) -> set[str]:
     """Numbers, codes (Zephyr-9, R-410A, E7) and names (not sentence-initial) a passage must contain verbatim."""
     sentence = CITATION_RE.sub(" ", sentence)

@@ -41,6 +41,16 @@ def test_a_correct_answer_replaced_by_not_found_is_counted():
     assert aggregate([r])["correct_wrongly_replaced"] == 1.0
 
 
+def test_a_correct_answer_withheld_for_want_of_a_passage_is_counted_as_replaced():
+    """No passage matched, and the answer stated a figure: validate_sources withheld it (not_found no_passages)."""
+    r = record(True, "It is 140 euros.", "I could not find this in the documents: no passage matched the question.")
+    r.validation = {"sources": {"not_found": "no_passages", "not_found_reason": "unsupported", "original_text": r.raw}}
+    assert r.replaced_by == "unsupported" and aggregate([r])["correct_wrongly_replaced"] == 1.0
+    led = record(True, "It is 140 euros.", "No document in the knowledge base matched this question, so …")
+    led.validation = {"sources": {"not_found": "no_passages", "original_text": led.raw}}
+    assert led.replaced_by is None  # only led by a disclaimer: nothing was replaced
+
+
 def test_the_own_question_set_has_a_third_unanswerable_and_both_splits():
     items = own_items()
     assert len(items) >= 45 and sum(not i.answerable for i in items) * 3 >= len(items)

@@ -16,8 +16,8 @@ and, when citations were repaired or nothing was supported, `answer`:
   names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …");
 - a documents question that no passage matched gets not_found "no_passages"; with RAG_NOT_FOUND_REPLY, an answer
   that states something without saying the documents do not cover it starts with NO_PASSAGE_LEAD, and one that
-  states a number, a code or a name (which can only have come from the model: "the barrier code is 12345")
-  becomes NO_PASSAGE_REPLY.
+  states a number or a code (which can only have come from the model: "the barrier code is 12345") becomes
+  NO_PASSAGE_REPLY.
 The spans of unsupported claims in the final answer are added by the memory node, after the last rewrite.
 """
 
@@ -32,7 +32,7 @@ from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
 from backend.guardrails.answer_kind import asked_kind, gives_kind
-from backend.guardrails.grounding import GroundingResult, answer_spans, check_grounding, claim_kind, facts
+from backend.guardrails.grounding import GroundingResult, answer_spans, check_grounding, claim_kind, figures
 from backend.guardrails.premise import unstated_premise
 from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
@@ -102,9 +102,10 @@ NO_PASSAGE_REPLY = (
 def _no_passages(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """A documents question no passage matched: the prompt asks the model to say so first, and a small model often
     answers from what it knows without saying it. With RAG_NOT_FOUND_REPLY such an answer starts with
-    NO_PASSAGE_LEAD, so a general answer is never taken for one from the documents; and an answer stating a number,
-    a code or a name, which a question about the team's own documents only gets from the model's invention, is
-    replaced by NO_PASSAGE_REPLY (the model's text stays in `original_text`)."""
+    NO_PASSAGE_LEAD, so a general answer is never taken for one from the documents; and an answer stating a number
+    or a code (a price, a date, a barrier code), which a question about the team's own documents only gets from the
+    model's invention, is replaced by NO_PASSAGE_REPLY (the model's text stays in `original_text`). Names are left
+    to the lead: a general answer names people and places, and a list's or a heading's first word reads as one."""
     original = state.get("answer", "")
     spans = [sentence for sentence, _, _ in answer_spans(original)]
     kinds = [claim_kind(sentence) for sentence in spans]
@@ -123,9 +124,9 @@ def _no_passages(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     if not claims or any(said for _, said in kinds) or not runtime.context.settings.not_found_reply:
         return _out(runtime, check, None, "no passage matched the question")
     check["original_text"] = original
-    if any(claim and facts(sentence) for sentence, (claim, _) in zip(spans, kinds, strict=True)):
+    if any(claim and figures(sentence) for sentence, (claim, _) in zip(spans, kinds, strict=True)):
         check["not_found_reason"] = "unsupported"  # its facts are in no passage: there was none
-        return _out(runtime, check, NO_PASSAGE_REPLY, "no passage matched: a number, code or name from none withheld")
+        return _out(runtime, check, NO_PASSAGE_REPLY, "no passage matched: a number or code from none withheld")
     return _out(runtime, check, f"{NO_PASSAGE_LEAD}\n\n{original}", "no passage matched: said so before the answer")
 
 

@@ -202,7 +202,7 @@ class InventsACode(ScriptedChatModel):
         return "The visitor barrier code for the Heron garage is 12345."
 
 
-async def test_a_no_passage_answer_stating_a_number_code_or_name_is_replaced_not_led(app, client):
+async def test_a_no_passage_answer_stating_a_number_or_code_is_replaced_not_led(app, client):
     app.state.services.deps.chat_model = InventsACode()
     events = await ask(client, "What is the visitor barrier code for the Heron garage?", "g11", mode="rag")
     done, replace = events[-1][1], first(events, "replace")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from backend.guardrails.grounding import answer_spans, check_grounding, facts
+from backend.guardrails.grounding import answer_spans, check_grounding, facts, figures
 
 SOURCES = {
     "S1": "The notice period for permanent employees is 2 months, given in writing to the line manager. "
@@ -93,3 +93,11 @@ def test_a_short_answer_is_matched_with_the_passage_about_what_was_asked() -> No
     question = "How often must a unit in a server room be serviced?"
     assert check_grounding("6 months.", sources, question=question).claims[0].best == "S2"
     assert check_grounding("8 months.", sources, question=question).claims[0].best is None  # facts still count
+
+
+def test_figures_are_numbers_and_codes_not_names_nor_list_markers():
+    """What makes a no-passage answer an invention to withhold (validate_sources): a figure, not a word."""
+    assert figures("The visitor barrier code for the Heron garage is 12345.") == {"12345"}
+    assert figures("The unit uses R-410A [S1].") == {"410", "r-410a"}
+    for general in ("1. Reset the unit", "- Check the oil", "**Note:** Reset it.", "Shakespeare wrote Hamlet."):
+        assert figures(general) == set(), general
