@@ -29,7 +29,9 @@ type SourcesCheck = NonNullable<Validation["sources"]>;
 /** Why the answer says the documents do not contain it, in the reader's words. */
 function notFoundWhy(sources: SourcesCheck): string {
   if (sources.not_found === "no_passages") {
-    return "No passage matched the question, so the answer does not come from your documents.";
+    return sources.not_found_reason === "unsupported"
+      ? "No passage matched the question, and the model's answer gave a number or code from none of them: it was withheld."
+      : "No passage matched the question, so the answer does not come from your documents.";
   }
   switch (sources.not_found_reason) {
     case "unsupported":

@@ -51,11 +51,14 @@ function firstWord(parts: Part[]): number {
 export function claimFor(answer: string, id: string): string {
   const all = sentences(answer).map((s) => splitCitations(s.text));
   const cites = (parts: Part[]) => parts.some((p) => p.type === "cite" && p.id === id);
+  const marked = (parts: Part[]) => parts.slice(firstWord(parts)).some((p) => p.type === "cite");
+  // a sentence's leading markers are the sentence before's when that one has none of its own
+  const leadsBack = (i: number) => i > 0 && !marked(all[i - 1]) && firstWord(all[i - 1]) < all[i - 1].length;
   for (let i = 0; i < all.length; i++) {
     const words = firstWord(all[i]);
     if (words === all[i].length) continue; // markers only: the sentence before holds them
-    const own = all[i].slice(i === 0 ? 0 : words); // the first sentence's leading markers are its own
-    const next = all[i + 1]?.slice(0, firstWord(all[i + 1])) ?? [];
+    const own = all[i].slice(leadsBack(i) ? words : 0);
+    const next = i + 1 < all.length && leadsBack(i + 1) ? all[i + 1].slice(0, firstWord(all[i + 1])) : [];
     if (!cites(own) && !cites(next)) continue;
     const text = all[i].flatMap((p) => (p.type === "text" ? [p.value] : []));
     return text

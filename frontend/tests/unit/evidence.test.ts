@@ -27,6 +27,9 @@ describe("claimFor", () => {
     expect(claimFor(answer, "S1")).toBe("The daily meal allowance abroad is 63 euros.");
     expect(claimFor(answer, "S2")).toBe("Receipts are kept.");
     expect(claimFor("[S1]", "S1")).toBe("");
+    // a sentence that cites its own passage keeps it; the marker opening the next one is that one's
+    expect(claimFor("Leave is 25 days [S1]. [S2] says receipts are kept.", "S2")).toBe("says receipts are kept.");
+    expect(claimFor("Leave is 25 days.\n\n[S1]", "S1")).toBe("Leave is 25 days.");
   });
 });
 
