@@ -43,15 +43,18 @@ function StatusCell({ doc }: { doc: DocumentRow }) {
   );
 }
 
-/** The collections the user may read, or null when the server has none (accounts off: not even asked). */
-function useCollections(): Collection[] | null {
-  const [collections, setCollections] = useState<Collection[] | null>(null);
+/**
+ * The collections the user may read; null when the server has none (accounts off: not even asked); undefined while
+ * they are not known (loading, or the request failed), when no row offers Move or Delete.
+ */
+function useCollections(): Collection[] | null | undefined {
+  const [collections, setCollections] = useState<Collection[] | undefined>(undefined);
   const mode = useAuthStatus()?.mode;
   useEffect(() => {
     if (mode !== "local") return;
-    api.collections().then(setCollections, () => setCollections(null));
+    api.collections().then(setCollections, () => setCollections(undefined));
   }, [mode]);
-  return collections;
+  return mode === "local" ? collections : null;
 }
 
 /** The "Move to…" step of a row: the other collections the user may write, Move and Cancel. */
@@ -329,7 +332,7 @@ export function DocumentsView() {
           <thead>
             <tr>
               <th>Name</th>
-              {collections && <th>Collection</th>}
+              {collections !== null && <th>Collection</th>}
               <th>Type</th>
               <th className="num">Pages</th>
               <th className="num">Chunks</th>
@@ -346,7 +349,7 @@ export function DocumentsView() {
               <DocumentRowView
                 key={d.id}
                 doc={d}
-                collection={collections ? (names.get(d.collection ?? "") ?? "—") : undefined}
+                collection={collections !== null ? (names.get(d.collection ?? "") ?? "—") : undefined}
                 targets={moveTargets(collections, d.collection)}
                 deletable={mayDelete(collections, d.collection)}
                 onMove={move}
@@ -355,7 +358,7 @@ export function DocumentsView() {
             ))}
             {loaded && available && documents.length === 0 && (
               <tr>
-                <td colSpan={collections ? 9 : 8} className="empty-row">
+                <td colSpan={collections !== null ? 9 : 8} className="empty-row">
                   No documents yet.
                 </td>
               </tr>

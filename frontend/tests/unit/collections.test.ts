@@ -57,5 +57,7 @@ describe("mayDelete", () => {
     expect(mayDelete(all, "g2")).toBe(false);
     expect(mayDelete(all, "elsewhere")).toBe(false);
     expect(mayDelete(null, "")).toBe(true);
+    expect(mayDelete(undefined, "p1")).toBe(false); // not known yet (loading, or the request failed)
+    expect(moveTargets(undefined, "p1")).toEqual([]);
   });
 });
