@@ -133,6 +133,10 @@ export function Composer({
   };
 
   const activeId = open && options.length > 0 ? `${listId}-opt-${Math.min(active, options.length - 1)}` : undefined;
+  useEffect(() => {
+    // the arrow keys move through a list that scrolls: keep the chosen one in view
+    if (activeId) document.getElementById(activeId)?.scrollIntoView({ block: "nearest" });
+  }, [activeId]);
 
   return (
     <form
@@ -227,7 +231,7 @@ export function Composer({
               ))
             )}
             {more > 0 && (
-              <li className="mention-empty" role="presentation">
+              <li className="mention-empty mention-more" role="presentation" id={`${listId}-more`}>
                 {more} more {more === 1 ? "document" : "documents"}: type more of the name to find{" "}
                 {more === 1 ? "it" : "them"}
               </li>
@@ -246,6 +250,7 @@ export function Composer({
           aria-controls={open ? listId : undefined}
           aria-autocomplete="list"
           aria-activedescendant={activeId}
+          aria-describedby={open && more > 0 ? `${listId}-more` : undefined}
           onChange={(e) => {
             onChange(e.target.value);
             setCaret(e.target.selectionStart);

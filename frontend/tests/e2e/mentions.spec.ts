@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { backendUrl, expect, test } from "./fixtures";
 
 test("@ opens a keyboard-navigable document list; the pick becomes a chip and targets the search", async ({
   chat,
@@ -59,4 +59,38 @@ test("Esc closes the list; an unknown mention is flagged before sending", async 
   const answer = await chat.waitForAnswerDone();
   await answer.showSteps();
   await expect(answer.steps.filter({ hasText: /no document/i })).toBeVisible();
+});
+
+test("with more documents than the @ list shows, it says how many more and the count stays in view", async ({
+  chat,
+  page,
+}) => {
+  const added: string[] = [];
+  for (const name of ["extra-a.md", "extra-b.md", "extra-c.md"]) {
+    const res = await page.request.post(`${backendUrl()}/api/documents`, {
+      multipart: { files: { name, mimeType: "text/markdown", buffer: Buffer.from(`# ${name}\n\nA note.`) } },
+    });
+    expect(res.status()).toBe(202);
+    added.push((await res.json()).documents[0].id);
+  }
+  try {
+    await expect
+      .poll(async () => {
+        const docs = await (await page.request.get(`${backendUrl()}/api/documents`)).json();
+        return docs.filter((d: { status: string }) => d.status === "ready").length;
+      })
+      .toBeGreaterThan(8);
+    await chat.goto();
+    await chat.type("@");
+    await expect(chat.mentionOptions).toHaveCount(8);
+    const more = chat.mentionPopup.locator(".mention-more");
+    await expect(more).toHaveText(/^\d+ more documents?: type more of the name to find (it|them)$/);
+    await expect(more).toBeInViewport({ ratio: 1 });
+    await expect(chat.composer).toHaveAttribute("aria-describedby", (await more.getAttribute("id"))!);
+    await page.keyboard.type("extra-c");
+    await expect(chat.mentionOptions).toHaveCount(1);
+    await expect(more).toHaveCount(0);
+  } finally {
+    for (const id of added) await page.request.delete(`${backendUrl()}/api/documents/${id}`);
+  }
 });
