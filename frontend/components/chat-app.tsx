@@ -6,7 +6,7 @@ import { useDocuments } from "@/hooks/use-documents";
 import { useHealth } from "@/hooks/use-health";
 import { useThreads } from "@/hooks/use-threads";
 import { api } from "@/lib/api";
-import { titleFrom } from "@/lib/titles";
+import { exportName, titleFrom } from "@/lib/titles";
 import type { Mode } from "@/lib/types";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
@@ -172,6 +172,16 @@ export function ChatApp() {
             <MenuIcon />
           </button>
           <h1 className="thread-heading">{title}</h1>
+          {chat.threadId && chat.messages.length > 0 && (
+            <a
+              className="tool-button"
+              href={`/api/threads/${encodeURIComponent(chat.threadId)}/export?format=markdown`}
+              download={exportName(title)}
+              title="Download this conversation as Markdown, with each answer's sources and steps"
+            >
+              Export
+            </a>
+          )}
           <ModeSwitch mode={mode} onChange={setMode} />
         </header>
         {health.ok === false && (

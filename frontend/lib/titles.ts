@@ -9,3 +9,14 @@ export function titleFrom(question: string): string {
   const cut = chars.slice(0, TITLE_CHARS - 1).join("");
   return `${cut.trimEnd()}…`;
 }
+
+/** A file name for a thread's export: its title's letters, digits, spaces and dashes ("conversation" if none). */
+export function exportName(title: string): string {
+  const name = title
+    .replace(/[^\p{L}\p{N} _-]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 80)
+    .trim();
+  return `${name || "conversation"}.md`;
+}

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { ChatPage } from "../pages/chat-page";
 import { backendUrl, expect, test } from "./fixtures";
 
@@ -112,4 +113,23 @@ test("a second tab on the thread shows what the first asked when it is looked at
   await expect(second.answers()).toHaveCount(2);
   await expect(second.userMessages().last()).toHaveText("And how long is the probation period?");
   await other.close();
+});
+
+test("Export downloads the conversation as Markdown, with its question, answer and sources", async ({ chat, page }) => {
+  await chat.goto();
+  await expect(page.getByRole("link", { name: "Export" })).toHaveCount(0); // nothing to export yet
+  await chat.ask("According to the handbook, what notice must permanent employees give?");
+  const answer = await chat.waitForAnswerDone();
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export" }).click(),
+  ]);
+  // the thread's title (cut at its length limit), without its punctuation
+  expect(download.suggestedFilename()).toMatch(/^According to the handbook what notice must permanent [a-z]*\.md$/);
+  const text = await fs.promises.readFile((await download.path())!, "utf8");
+  expect(text).toContain("According to the handbook, what notice must permanent employees give?");
+  await expect(answer.text).toContainText("According to the documents"); // the fake model's answer, in the file too
+  expect(text).toContain("According to the documents");
+  expect(text).toContain("notice period");
+  expect(text).toContain("employee-handbook.md");
 });
