@@ -15,7 +15,6 @@ from backend.api.collections import (
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
-from backend.clock import now
 from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
 from backend.contract.text import title_from
 from backend.memory.export import thread_markdown
@@ -152,7 +151,7 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
 async def rename_thread(thread_id: str, body: ThreadPatch, services: ServicesDep, principal: PrincipalDep) -> dict:
     """Set a thread's title."""
     await _existing(services, thread_id, principal)
-    await services.conversations.rename(thread_id, body.title.strip(), now(), principal.owner)
+    await services.conversations.rename(thread_id, body.title.strip(), principal.owner)
     return await _existing(services, thread_id, principal)
 
 

@@ -171,10 +171,11 @@ class ConversationStore:
         sql = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE thread_id = ? ORDER BY turn"
         return [_turn(r) for r in await self._db.read(lambda c: _dicts(c.execute(sql, (thread_id,))))]
 
-    async def rename(self, thread_id: str, title: str, updated_at: str, owner: str = LOCAL_OWNER) -> bool:
-        """Set a thread's title; False when the thread does not exist."""
-        sql = "UPDATE threads SET title = ?, updated_at = ? WHERE thread_id = ? AND owner = ?"
-        return await self._db.write(lambda c: c.execute(sql, (title, updated_at, thread_id, owner)).rowcount > 0)
+    async def rename(self, thread_id: str, title: str, owner: str = LOCAL_OWNER) -> bool:
+        """Set a thread's title; False when the thread does not exist. Its place in the list (`updated_at`, its
+        last turn) stays: a rename is not a new message."""
+        sql = "UPDATE threads SET title = ? WHERE thread_id = ? AND owner = ?"
+        return await self._db.write(lambda c: c.execute(sql, (title, thread_id, owner)).rowcount > 0)
 
     async def thread_for_key(self, key: str) -> str | None:
         """The one thread whose conversation hashes to key, or None (none, or several: ambiguous)."""

@@ -45,6 +45,17 @@ async def test_rename_then_delete_thread_removes_checkpoints(client, app):
     assert (await client.get("/api/threads")).json() == []
 
 
+async def test_a_renamed_thread_keeps_its_place_in_the_list(client):
+    older = await turn(client, "Hello")
+    newer = await turn(client, "Thanks!")
+    before = (await client.get("/api/threads")).json()
+    assert [t["thread_id"] for t in before] == [newer, older]
+    assert (await client.patch(f"/api/threads/{older}", json={"title": "Greetings"})).status_code == 200
+    after = (await client.get("/api/threads")).json()
+    assert [(t["thread_id"], t["title"]) for t in after] == [(newer, "Thanks!"), (older, "Greetings")]
+    assert after[1]["updated_at"] == before[1]["updated_at"]  # as the sidebar shows it until a reload
+
+
 async def test_thread_survives_app_restart_and_continues(settings):
     first_app = create_app(settings)
     async with (
