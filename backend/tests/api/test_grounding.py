@@ -170,16 +170,20 @@ async def test_a_neighbouring_fact_in_the_questions_words_becomes_an_honest_not_
     ]
 
 
-class AnswersFromWhatItKnows(ScriptedChatModel):
-    """Fake model that, given no passage, answers from general knowledge without saying the documents lack it."""
+class AnswersWithoutPassages(ScriptedChatModel):
+    """Fake model that, given no passage, answers `text` without saying the documents lack it."""
+
+    text: str
 
     def reply(self, messages: list[BaseMessage]) -> str:
         assert "No document in the knowledge base matched" in messages[-1].text
-        return "A new hire should meet their manager and read the company policies."
+        return self.text
 
 
 async def test_a_documents_answer_with_no_passage_says_first_that_it_is_not_from_the_documents(app, client):
-    app.state.services.deps.chat_model = AnswersFromWhatItKnows()
+    # from general knowledge
+    text = "A new hire should meet their manager and read the company policies."
+    app.state.services.deps.chat_model = AnswersWithoutPassages(text=text)
     events = await ask(client, "What colour are the dragons on the moon?", "g9", mode="rag")
     done, replace = events[-1][1], first(events, "replace")
     assert done["answer"] == (
@@ -194,16 +198,10 @@ async def test_a_documents_answer_with_no_passage_says_first_that_it_is_not_from
     assert stored["content"] == done["answer"] and stored["validation"]["sources"]["not_found"] == "no_passages"
 
 
-class InventsACode(ScriptedChatModel):
-    """Fake model that, given no passage, invents the team's own fact (as the 1.5B model did, asked as a user)."""
-
-    def reply(self, messages: list[BaseMessage]) -> str:
-        assert "No document in the knowledge base matched" in messages[-1].text
-        return "The visitor barrier code for the Heron garage is 12345."
-
-
 async def test_a_no_passage_answer_stating_a_number_or_code_is_replaced_not_led(app, client):
-    app.state.services.deps.chat_model = InventsACode()
+    # the team's own fact, invented (as the 1.5B model did, asked as a user)
+    invented = "The visitor barrier code for the Heron garage is 12345."
+    app.state.services.deps.chat_model = AnswersWithoutPassages(text=invented)
     events = await ask(client, "What is the visitor barrier code for the Heron garage?", "g11", mode="rag")
     done, replace = events[-1][1], first(events, "replace")
     assert done["answer"] == NO_PASSAGE_REPLY and "12345" not in done["answer"]

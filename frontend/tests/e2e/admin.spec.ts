@@ -5,6 +5,7 @@
  * The admin renames and deletes collections (one holding a document only once it is moved out, from /documents) and
  * groups (the collections shared with one are then shared no more).
  */
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { AccountPage, AdminPage } from "../pages/admin-page";
 import { DocumentsPage } from "../pages/documents-page";
 import { SignInPage } from "../pages/sign-in-page";
@@ -23,6 +24,18 @@ test.beforeAll(async () => {
   backend = await startBackend(process.env.E2E_TEMPLATE_DIR!, { RAG_AUTH: "local" });
   frontend = await startFrontend(backend.url);
 });
+
+/** Ann, the first admin, signed in in a context of her own, on the admin page. */
+async function annOnTheAdminPage(browser: Browser): Promise<{ context: BrowserContext; page: Page; admin: AdminPage }> {
+  const context = await browser.newContext({ baseURL: frontend.url });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await new SignInPage(page).fill("ann@team.org", PASSWORD);
+  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
+  const admin = new AdminPage(page);
+  await admin.goto();
+  return { context, page, admin };
+}
 
 test.afterAll(async () => {
   await frontend?.stop();
@@ -98,13 +111,7 @@ test("the admin invites from /admin, the invited user joins, cannot see the admi
 test("the admin adds and deletes a user, makes a group with a member and shares a group collection with it", async ({
   browser,
 }) => {
-  const context = await browser.newContext({ baseURL: frontend.url });
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await new SignInPage(page).fill("ann@team.org", PASSWORD);
-  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
-  const admin = new AdminPage(page);
-  await admin.goto();
+  const { context, page, admin } = await annOnTheAdminPage(browser);
 
   const users = page.getByRole("form", { name: "Add a user" });
   await users.getByLabel("E-mail").fill("dan@team.org");
@@ -139,13 +146,7 @@ test("the admin adds and deletes a user, makes a group with a member and shares 
 test("the admin renames a collection, cannot delete it while it holds a document, moves that out, then deletes it", async ({
   browser,
 }) => {
-  const context = await browser.newContext({ baseURL: frontend.url });
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await new SignInPage(page).fill("ann@team.org", PASSWORD);
-  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
-  const admin = new AdminPage(page);
-  await admin.goto();
+  const { context, page, admin } = await annOnTheAdminPage(browser);
 
   await admin.createCollection("Drafts");
   await admin.createCollection("Old notes");
@@ -232,13 +233,7 @@ test("the admin renames a collection, cannot delete it while it holds a document
 });
 
 test("the admin renames a group and deletes it, which ends the collection shares it had", async ({ browser }) => {
-  const context = await browser.newContext({ baseURL: frontend.url });
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await new SignInPage(page).fill("ann@team.org", PASSWORD);
-  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
-  const admin = new AdminPage(page);
-  await admin.goto();
+  const { context, page, admin } = await annOnTheAdminPage(browser);
 
   await admin.createGroup("Ops");
   await admin.createGroup("Sales");
