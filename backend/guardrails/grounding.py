@@ -36,17 +36,19 @@ NOT_FOUND_RE = re.compile(
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+|\*\*|__")
 
 
+def _numbers_and_codes(text: str) -> set[str]:
+    return set(numbers(text)) | {m.group(0).lower() for m in _CODE.finditer(text)}
+
+
 def figures(sentence: str) -> set[str]:
     """The numbers and codes of a sentence (not its names), list markers and emphasis left out ("1. Check …")."""
-    sentence = _LIST_MARK.sub(" ", CITATION_RE.sub(" ", sentence))
-    return set(numbers(sentence)) | {m.group(0).lower() for m in _CODE.finditer(sentence)}
+    return _numbers_and_codes(_LIST_MARK.sub(" ", CITATION_RE.sub(" ", sentence)))
 
 
 def facts(sentence: str) -> set[str]:
     """Numbers, codes (Zephyr-9, R-410A, E7) and names (not sentence-initial) a passage must contain verbatim."""
     sentence = CITATION_RE.sub(" ", sentence)
-    found = set(numbers(sentence)) | {m.group(0).lower() for m in _CODE.finditer(sentence)}
-    return found | {m.group(0).lower() for m in _NAME.finditer(sentence.strip())}
+    return _numbers_and_codes(sentence) | {m.group(0).lower() for m in _NAME.finditer(sentence.strip())}
 
 
 def has_fact(passage_lower: str, passage_numbers: set[str], fact: str) -> bool:
