@@ -6,14 +6,7 @@
  * the conversation opens, except on a touch screen, where the keyboard would cover the conversation.
  */
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import {
-  activeMention,
-  classifyMentions,
-  countMatches,
-  filterDocuments,
-  insertMention,
-  removeMention,
-} from "@/lib/mentions";
+import { activeMention, classifyMentions, insertMention, LISTED, matchDocuments, removeMention } from "@/lib/mentions";
 import type { DocumentRow } from "@/lib/types";
 
 /** A screen used by touch (no hover, or a coarse pointer): focusing the box there opens a keyboard over the page. */
@@ -55,8 +48,9 @@ export function Composer({
   const canSend = value.trim() !== "" && !tooLong;
   const ready = useMemo(() => documents.filter((d) => d.status === "ready"), [documents]);
   const mention = activeMention(value, caret);
-  const options = mention ? filterDocuments(ready, mention.query) : [];
-  const more = mention ? countMatches(ready, mention.query) - options.length : 0; // not listed: typing narrows
+  const matches = mention ? matchDocuments(ready, mention.query) : [];
+  const options = matches.slice(0, LISTED);
+  const more = matches.length - options.length; // not listed: typing narrows
   const open = mention !== null && dismissedAt !== mention.start && (options.length > 0 || mention.query === "");
   // The mention still being typed in the open list is not judged (or shown as a chip) until it is picked.
   const settled = open && mention ? value.slice(0, mention.start) + value.slice(caret) : value;

@@ -131,14 +131,9 @@ export function mentionToken(document: string): string {
   return `@"${document}"`;
 }
 
-/** How many documents' names contain the query (the autocomplete shows the first few; it says how many more). */
-export function countMatches(documents: { name: string }[], query: string): number {
-  const q = query.toLowerCase();
-  return documents.filter((d) => d.name.toLowerCase().includes(q)).length;
-}
-
-/** Documents whose name contains the query (prefix matches first), for the autocomplete list. */
-export function filterDocuments<T extends { name: string }>(documents: T[], query: string, limit = 8): T[] {
+/** Every document whose name contains the query, prefix matches first (the autocomplete lists the first few
+ * and says how many more there are). */
+export function matchDocuments<T extends { name: string }>(documents: T[], query: string): T[] {
   const q = query.toLowerCase();
   const hits = documents.filter((d) => d.name.toLowerCase().includes(q));
   hits.sort((a, b) => {
@@ -146,8 +141,11 @@ export function filterDocuments<T extends { name: string }>(documents: T[], quer
     const pb = b.name.toLowerCase().startsWith(q) ? 0 : 1;
     return pa - pb || a.name.localeCompare(b.name);
   });
-  return hits.slice(0, limit);
+  return hits;
 }
+
+/** How many of `matchDocuments`' documents the autocomplete lists at most. */
+export const LISTED = 8;
 
 /** Replace the mention being typed (from `start` to the caret) with a document's token and a space. */
 export function insertMention(

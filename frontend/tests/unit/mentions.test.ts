@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   activeMention,
   classifyMentions,
-  countMatches,
-  filterDocuments,
   findMentions,
   insertMention,
+  LISTED,
+  matchDocuments,
   mentionCandidates,
   mentionNames,
   mentionToken,
@@ -13,6 +13,10 @@ import {
 } from "@/lib/mentions";
 
 const DOCS = ["employee-handbook.md", "it-security-policy.md", "zephyr-9-service-manual.md", "Q3 Report.pdf"];
+
+/** What the autocomplete lists (composer.tsx): the first LISTED matches. */
+const listed = <T extends { name: string }>(documents: T[], query: string): T[] =>
+  matchDocuments(documents, query).slice(0, LISTED);
 
 describe("findMentions", () => {
   it("reads bare and quoted mentions like the backend", () => {
@@ -76,29 +80,26 @@ describe("autocomplete", () => {
 
   it("filters documents, prefix matches first", () => {
     expect(
-      filterDocuments(
+      listed(
         DOCS.map((name) => ({ name })),
         "man",
       ).map((d) => d.name),
     ).toEqual(["zephyr-9-service-manual.md"]);
     expect(
-      filterDocuments(
+      listed(
         DOCS.map((name) => ({ name })),
         "",
       ).length,
     ).toBe(4);
-    expect(filterDocuments([{ name: "x-it.md" }, { name: "it.md" }], "it").map((d) => d.name)).toEqual([
-      "it.md",
-      "x-it.md",
-    ]);
+    expect(listed([{ name: "x-it.md" }, { name: "it.md" }], "it").map((d) => d.name)).toEqual(["it.md", "x-it.md"]);
   });
 
   it("counts every match, so the list can say how many it leaves out", () => {
     const many = Array.from({ length: 10 }, (_, i) => ({ name: `zephyr-${i}.md` }));
-    expect(filterDocuments(many, "")).toHaveLength(8);
-    expect(countMatches(many, "")).toBe(10);
-    expect(countMatches(many, "ZEPHYR-1")).toBe(1);
-    expect(countMatches(many, "nothing")).toBe(0);
+    expect(listed(many, "")).toHaveLength(8);
+    expect(matchDocuments(many, "")).toHaveLength(10);
+    expect(matchDocuments(many, "ZEPHYR-1")).toHaveLength(1);
+    expect(matchDocuments(many, "nothing")).toHaveLength(0);
   });
 
   it("writes tokens that parse back to the document", () => {
