@@ -19,7 +19,7 @@ ensure_node() {
 }
 
 frontend_sources_hash() {
-  (cd "$FRONTEND" && find app components hooks lib package-lock.json next.config.mjs tsconfig.json -type f \
+  (cd "$FRONTEND" && find app components hooks lib package-lock.json next.config.mjs tsconfig.json tsconfig.build.json -type f \
     | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
 }
 
