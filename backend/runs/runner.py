@@ -61,6 +61,7 @@ FOLLOW_POLL_SECONDS = 0.1  # how often a run of another replica is read from the
 WATCH_SECONDS = 0.25  # how often a replica looks for Stop asked through another one
 RECOVER_EVERY = 20  # …and, every this many looks, for the runs of a dead replica
 STOP_WAIT_SECONDS = 30.0
+ENDED_KEPT = 256  # recently ended runs remembered, so a log read just before one ended does not list it as answering
 OnDisconnect = Literal["continue", "cancel"]
 
 
@@ -144,6 +145,7 @@ class TurnRunner:
         self.models, self.runlog = models, runlog
         self.queue = ThreadQueue()
         self.live: dict[str, LiveRun] = {}  # runs of this server that have not been fully logged yet
+        self.ended: dict[str, None] = {}  # this server's latest runs that left `live` (an ordered set, trimmed)
 
     async def start(
         self,
@@ -219,13 +221,16 @@ class TurnRunner:
 
     async def answering(self) -> list[dict]:
         """Runs still answering, on any replica, oldest first (run_id, thread_id, question, created_at), from the
-        shared log; but one of this replica's that has ended is not, while its status is still being logged. (One
-        that has just started may be logged before it is in `live`.)"""
+        shared log; but one of this replica's that has ended is not, while its status is still being logged or
+        when it was logged once the log was read. (One that has just started may be logged before it is in
+        `live`.)"""
         here = self.runlog.replica_id
         return [
             run
             for run in await self.runlog.running()
-            if run["replica"] != here or (live := self.live.get(run["run_id"])) is None or not live.finished
+            if run["replica"] != here
+            or ((live := self.live.get(run["run_id"])) is None and run["run_id"] not in self.ended)  # starting
+            or (live is not None and not live.finished)
         ]
 
     def active(self, thread_id: str) -> LiveRun | None:
@@ -305,6 +310,9 @@ class TurnRunner:
                 await asyncio.shield(self.runlog.finish(run.run_id, status, len(run.events), now()))
             finally:
                 self.live.pop(run.run_id, None)
+                self.ended[run.run_id] = None  # logged as running when `answering` read the log, ended since
+                while len(self.ended) > ENDED_KEPT:
+                    del self.ended[next(iter(self.ended))]
 
     async def _after_cancel(self, spec: TurnSpec, run: LiveRun) -> str:
         """A cancelled run's last events and status: done if its turn was stored whole, stopped if Stop ended it."""

@@ -330,6 +330,21 @@ async def test_a_run_of_this_server_that_has_ended_is_not_listed_while_its_statu
     assert [t["thread_id"] for t in listed] == ["thread-just-started"]  # logged, not yet in `live`: answering
 
 
+async def test_a_run_that_ends_while_the_log_is_read_is_not_listed_as_answering(app, monkeypatch):
+    runner = app.state.services.runner
+    run = await runner.start(POEM, "chat", "ends-meanwhile")
+    read = runner.runlog.running
+
+    async def read_then_the_run_ends() -> list[dict]:
+        rows = await read()  # the run is logged as running …
+        await until_logged(app, run.run_id)  # … and ends, leaving `live`, before the rows are looked at
+        return rows
+
+    monkeypatch.setattr(runner.runlog, "running", read_then_the_run_ends)
+    answering = await runner.answering()
+    assert run.status == "completed" and run.run_id not in [r["run_id"] for r in answering]
+
+
 async def test_a_new_threads_first_run_is_a_409_to_rename_or_delete_not_a_404(slow_server):
     url, app = slow_server
     body = {"message": POEM, "mode": "chat", "thread_id": "first-run"}
