@@ -220,12 +220,13 @@ async def turn_events(
     run_id: str,
     use_memory: bool,
     guardrail: GuardrailMode = "enforce",
+    keep_scope: bool = True,
 ) -> AsyncIterator[BaseModel]:
     """Run one turn, yielding status, token, replace, sources and done (or error) payloads in order."""
     config = {"configurable": {"thread_id": thread_id}, "run_id": run_id}
     stored_question, redactions = guarded_input(question, deps)
     mapper = EventMapper()
-    request = turn_input(stored_question, mode, use_memory, redactions, run_id, guardrail)
+    request = turn_input(stored_question, mode, use_memory, redactions, run_id, guardrail, keep_scope)
     stream = graph.astream(request, config, context=deps, stream_mode=STREAM_MODES, durability="exit")
     try:
         async with aclosing(stream) as items:
@@ -259,6 +260,7 @@ def final_events(record: TurnRecord, sent: str, thread_id: str) -> list[BaseMode
             intent=record["intent"],
             rewritten_query=record["rewritten_query"],
             route_reason=record["route_reason"],
+            scope=record["scope"],
             triage=record["triage"],
             validation=record["validation"],
         )

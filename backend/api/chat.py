@@ -102,7 +102,9 @@ async def chat_stream(body: ChatRequest, services: ServicesDep, principal: Princ
     _check_length(body, services)
     thread_id = await own_thread(body, services, principal)
     asker = await asker_of(services, principal, body.user_context)
-    run = await services.runner.start(body.message, body.mode, thread_id, body.use_memory, body.guardrail, asker)
+    run = await services.runner.start(
+        body.message, body.mode, thread_id, body.use_memory, body.guardrail, asker, body.keep_scope
+    )
     on_leave = run if body.on_disconnect == "cancel" else None
     return event_stream(sse_frames(services, run.run_id, 0, on_leave), services)
 
@@ -121,7 +123,9 @@ async def chat(
     runner = services.runner
     thread_id = await own_thread(body, services, principal)
     asker = await asker_of(services, principal, body.user_context)
-    turn = runner.events(body.message, body.mode, thread_id, body.use_memory, body.on_disconnect, body.guardrail, asker)
+    turn = runner.events(
+        body.message, body.mode, thread_id, body.use_memory, body.on_disconnect, body.guardrail, asker, body.keep_scope
+    )
     if body.on_disconnect == "continue":
         return await _collect(turn)
     try:  # a client that leaves cancels the run, and nothing of it is kept, as on the stream

@@ -18,7 +18,7 @@ from backend.api.errors import responses
 from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
 from backend.contract.api import CollectionChange, CollectionOut, CollectionShare, NewCollection, ShareRequest
 from backend.contract.events import DoneEvent, SourcesEvent, StatusEvent
-from backend.contract.types import NAME_NOT_AVAILABLE, PublicSource, Triage, withheld
+from backend.contract.types import NAME_NOT_AVAILABLE, PublicSource, Scope, Triage, withheld
 from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,13 @@ class DocumentNames:
             return text
         return self._names.sub(lambda m: NAME_NOT_AVAILABLE if m[0] in self.hidden else m[0], text)
 
+    def scope(self, scope: Scope | None) -> Scope | None:
+        """A turn's scope with the names withheld as `text` withholds them (None when none is left to show)."""
+        if scope is None or not self.hidden:
+            return scope
+        documents = [name for name in scope["documents"] if name not in self.hidden]
+        return Scope(documents=documents, source=scope["source"]) if documents else None
+
     @cached_property
     def _names(self) -> re.Pattern[str]:
         """The hidden names and the readable ones that contain one, longest first, each as a whole name: "a.md" in
@@ -137,6 +144,7 @@ def visible_turn(turn: dict, readable: frozenset[str] | None, names: DocumentNam
         "triage": visible_faq(turn["triage"], names),
         "steps": [names.text(step) for step in turn["steps"] or []],
         "route_reason": names.text(turn["route_reason"] or ""),
+        "scope": names.scope(turn["scope"]),
     }
 
 
@@ -150,7 +158,8 @@ def visible_event(event: BaseModel, readable: frozenset[str], names: DocumentNam
         return event.model_copy(update={"label": names.text(event.label), "detail": detail})
     if isinstance(event, DoneEvent):
         triage = visible_faq(event.triage, names)
-        return event.model_copy(update={"triage": triage, "route_reason": names.text(event.route_reason)})
+        update = {"triage": triage, "route_reason": names.text(event.route_reason), "scope": names.scope(event.scope)}
+        return event.model_copy(update=update)
     return event
 
 

@@ -84,6 +84,8 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
                 content=turn["answer"],
                 sources=turn["sources"],
                 intent=turn["intent"],
+                route_reason=turn["route_reason"],
+                scope=turn["scope"],
                 steps=turn["steps"],
                 triage=turn["triage"],
                 validation=turn["validation"],
@@ -91,7 +93,19 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
                 latency_ms=turn["latency_ms"] if turn["status"] == "completed" else None,  # a cut turn has none
             )
         )
-    return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages, active_run=active)
+    values = (await services.graph.aget_state({"configurable": {"thread_id": thread_id}})).values
+    scope = await _carried_scope(services, principal, values)
+    return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages, active_run=active, scope=scope)
+
+
+async def _carried_scope(services: Services, principal: Principal, values: dict) -> list[str]:
+    """The documents a follow-up on the thread keeps searching, those the reader may still read."""
+    scope = values.get("scope", [])
+    readable = await readable_documents(services, principal)
+    if readable is not None and scope:
+        mine = await readable_names(services, readable)
+        scope = [name for name in scope if name in mine]
+    return scope
 
 
 async def _visible_turns(services: Services, thread_id: str, principal: Principal) -> list[dict]:
@@ -134,10 +148,7 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     entries = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
     readable = await readable_documents(services, principal)
     ledger = visible_sources(entries, readable)  # type: ignore[arg-type]
-    scope = values.get("scope", [])
-    if readable is not None and scope:  # the documents it aims at that the reader may still read
-        mine = await readable_names(services, readable)
-        scope = [name for name in scope if name in mine]
+    scope = await _carried_scope(services, principal, values)
     return {
         "summary": values.get("summary", ""),
         "qa_index": values.get("qa_index", []),

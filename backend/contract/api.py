@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from backend.contract.events import DoneEvent
 from backend.contract.text import NAME_PATTERN, THREAD_ID_PATTERN
-from backend.contract.types import GuardrailMode, Mode, PublicSource, Triage, TurnStatus, Validation
+from backend.contract.types import GuardrailMode, Mode, PublicSource, Scope, Triage, TurnStatus, Validation
 
 
 class ErrorBody(BaseModel):
@@ -28,6 +28,11 @@ class ChatRequest(BaseModel):
     )
     mode: Mode = "auto"
     use_memory: bool = Field(True, description="false: this turn neither reads nor writes conversation memory")
+    keep_scope: bool = Field(
+        True,
+        description="false: a follow-up searches every document you may read instead of the ones the thread's last "
+        "@-question was aimed at (the thread's `scope`), and the thread's scope ends",
+    )
     guardrail: GuardrailMode = Field(
         "enforce",
         description="warn: re-send a message the input guardrail blocked as an injection or jailbreak; it goes "
@@ -67,6 +72,8 @@ class MessageOut(BaseModel):
     content: str
     sources: list[PublicSource] | None = None
     intent: str | None = None
+    route_reason: str | None = None  # why the router chose the documents or chat ("mentions handbook.md")
+    scope: Scope | None = None  # the documents the search was limited to (an @-mention, or kept by a follow-up)
     steps: list[str] | None = None
     triage: Triage | None = None
     validation: Validation | None = None
@@ -96,6 +103,11 @@ class ThreadDetail(BaseModel):
     messages: list[MessageOut]
     active_run: RunInfo | None = Field(
         None, description="The run answering on this thread now: follow it with GET /api/runs/{run_id}/stream."
+    )
+    scope: list[str] = Field(
+        [],
+        description="The documents the thread's last @-question was aimed at, which a follow-up keeps searching "
+        "(send `keep_scope: false` to search every document instead); [] when there are none.",
     )
 
 

@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from backend.contract.types import PublicSource, Triage, Validation
+from backend.contract.types import PublicSource, Scope, Triage, Validation
 
 
 class MetadataEvent(BaseModel):
@@ -52,6 +52,7 @@ class DoneEvent(BaseModel):
     intent: str
     rewritten_query: str
     route_reason: str = ""
+    scope: Scope | None = None  # the documents the search was limited to; None: every document the asker may read
     triage: Triage | None = None
     validation: Validation | None = None
 

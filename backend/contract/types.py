@@ -127,6 +127,14 @@ class Validation(TypedDict, total=False):
     citations: CitationCheck
 
 
+class Scope(TypedDict):
+    """The documents a turn's search was limited to, and why: the question @-mentioned them, or a follow-up kept the
+    documents the thread's last @-question was aimed at."""
+
+    documents: list[str]
+    source: Literal["mention", "carried"]
+
+
 class PublicSource(TypedDict):
     """A source as clients see it: a passage numbered S1, S2, … by the thread's citation ledger, without its text."""
 
@@ -172,6 +180,7 @@ class TurnRecord(TypedDict):
     rewritten_query: str
     intent: str
     route_reason: str
+    scope: Scope | None  # None: the turn searched every document it may read (or did not search)
     sources: list[PublicSource]
     steps: list[str]
     triage: Triage | None

@@ -26,6 +26,7 @@ class TurnRequest(TypedDict):
     input_redactions: NotRequired[list[str]]  # PII types redacted from the question before the graph saw it
     run_id: NotRequired[str]
     guardrail: NotRequired[GuardrailMode]  # warn: the user re-sent a blocked message ("this was not an attack")
+    keep_scope: NotRequired[bool]  # false: a follow-up searches every document, not the last @-question's ones
 
 
 class TurnInput(TypedDict):
@@ -144,10 +145,16 @@ def turn_input(
     redactions: list[str] | None = None,
     run_id: str = "",
     guardrail: GuardrailMode = "enforce",
+    keep_scope: bool = True,
 ) -> TurnInput:
     """The graph input for one turn."""
     request = TurnRequest(
-        question=question, mode=mode, use_memory=use_memory, input_redactions=redactions or [], guardrail=guardrail
+        question=question,
+        mode=mode,
+        use_memory=use_memory,
+        input_redactions=redactions or [],
+        guardrail=guardrail,
+        keep_scope=keep_scope,
     )
     if run_id:
         request["run_id"] = run_id

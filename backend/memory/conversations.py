@@ -17,7 +17,7 @@ from backend.contract.types import StoredTurn
 from backend.store.database import Conn, Cursor, Database
 
 LOCAL_OWNER = "local"
-JSON_COLUMNS = ("sources", "steps", "triage", "validation")
+JSON_COLUMNS = ("scope", "sources", "steps", "triage", "validation")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (
     thread_id TEXT PRIMARY KEY,
@@ -60,11 +60,12 @@ _ADDED_COLUMNS = {  # columns added after the first release, with their defaults
     "triage": "TEXT NOT NULL DEFAULT 'null'",
     "validation": "TEXT NOT NULL DEFAULT 'null'",
     "status": "TEXT NOT NULL DEFAULT 'completed'",
+    "scope": "TEXT NOT NULL DEFAULT 'null'",
 }
 TURN_COLUMNS = (
     *("thread_id", "turn", "run_id", "question", "answer", "rewritten_query", "intent", "route_reason"),
     *("sources", "steps", "triage", "validation", "provider", "model", "latency_ms", "use_memory", "status"),
-    "created_at",
+    *("created_at", "scope"),
 )
 
 

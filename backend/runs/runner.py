@@ -85,6 +85,7 @@ class TurnSpec:
     use_memory: bool
     guardrail: GuardrailMode = "enforce"
     asker: Asker = Asker()
+    keep_scope: bool = True
 
 
 def partial_answer(events: list[BaseModel]) -> str:
@@ -116,6 +117,7 @@ def unfinished_record(
         rewritten_query="",
         intent="",
         route_reason="",
+        scope=None,
         sources=[],
         steps=steps,
         triage=None,
@@ -155,11 +157,14 @@ class TurnRunner:
         use_memory: bool = True,
         guardrail: GuardrailMode = "enforce",
         asker: Asker | None = None,
+        keep_scope: bool = True,
     ) -> LiveRun:
         """Start a run in its own task and return it; its first event is metadata. `asker.readable`: the ids of the
         documents the asker may read, the only ones the turn searches, mentions and cites (None: all)."""
         thread_id = thread_id or str(uuid.uuid4())
-        spec = TurnSpec(question, mode, thread_id, str(uuid.uuid4()), use_memory, guardrail, asker or Asker())
+        spec = TurnSpec(
+            question, mode, thread_id, str(uuid.uuid4()), use_memory, guardrail, asker or Asker(), keep_scope
+        )
         stored_question, _ = guarded_input(question, self.deps)  # what the thread may show: PII redacted
         run = LiveRun(spec.run_id, spec.thread_id, stored_question, now())
         await self.runlog.start(run.run_id, run.thread_id, run.question, run.created_at)
@@ -177,12 +182,13 @@ class TurnRunner:
         on_disconnect: OnDisconnect = "cancel",
         guardrail: GuardrailMode = "enforce",
         asker: Asker | None = None,
+        keep_scope: bool = True,
     ) -> AsyncIterator[BaseModel]:
         """A new run's payloads: metadata, (a wait), status…, tokens…, sources, then done, error or stopped.
 
         Closing the iterator early cancels the run (and keeps nothing of it) unless on_disconnect is "continue".
         """
-        run = await self.start(question, mode, thread_id, use_memory, guardrail, asker)
+        run = await self.start(question, mode, thread_id, use_memory, guardrail, asker, keep_scope)
         try:
             async for _, event in run.follow():
                 yield event
@@ -373,7 +379,15 @@ class TurnRunner:
             self.deps, lease=lease, retriever=retriever, readable=readable, user_context=spec.asker.context
         )
         turn = turn_events(
-            self.graph, deps, spec.question, spec.mode, spec.thread_id, spec.run_id, spec.use_memory, spec.guardrail
+            self.graph,
+            deps,
+            spec.question,
+            spec.mode,
+            spec.thread_id,
+            spec.run_id,
+            spec.use_memory,
+            spec.guardrail,
+            spec.keep_scope,
         )
         try:
             async with aclosing(turn) as events:

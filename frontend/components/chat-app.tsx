@@ -233,6 +233,8 @@ export function ChatApp() {
           onMentionStart={docs.refresh}
           maxChars={health.maxChars}
           focusRequest={focusRequest}
+          scope={chat.scope}
+          onLeaveScope={chat.leaveScope}
         />
       </main>
     </div>

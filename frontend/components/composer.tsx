@@ -23,6 +23,8 @@ export function Composer({
   onMentionStart,
   maxChars = null,
   focusRequest = 0,
+  scope = [],
+  onLeaveScope,
 }: {
   value: string;
   onChange: (value: string) => void;
@@ -36,6 +38,9 @@ export function Composer({
   maxChars?: number | null;
   /** A new value (and the first one) asks for the focus: a conversation was opened. */
   focusRequest?: number;
+  /** The documents a follow-up keeps searching (the last @-question's); shown with a way to search them all. */
+  scope?: string[];
+  onLeaveScope?: () => void;
 }) {
   const area = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(0);
@@ -178,6 +183,18 @@ export function Composer({
             </li>
           ))}
         </ul>
+      )}
+      {scope.length > 0 && known.length === 0 && ambiguous.length === 0 && (
+        <p className="composer-scope" data-scope>
+          <span>
+            Follow-up questions search only <strong>{scope.join(", ")}</strong>.
+          </span>
+          {onLeaveScope && (
+            <button type="button" className="composer-scope-leave" onClick={onLeaveScope}>
+              Search all documents
+            </button>
+          )}
+        </p>
       )}
       {tooLong && (
         <p className="composer-warning" role="alert" data-too-long>

@@ -8,7 +8,8 @@ import type { GuardrailMode, Mode } from "@/lib/types";
 
 export type { ChatMessage, StatusStep, TurnState } from "@/lib/chat-turn";
 
-type Request = { message: string; mode: Mode; guardrail?: GuardrailMode };
+/** keepScope false: the user left the thread's @-scope, so this follow-up searches every document. */
+type Request = { message: string; mode: Mode; guardrail?: GuardrailMode; keepScope?: boolean };
 /** A turn that ended without its whole answer: stopped, or interrupted by a restart (kept in the thread). */
 const unfinished = (m: ChatMessage) => m.role === "assistant" && m.state === "stopped";
 const REATTACH_ATTEMPTS = 3;
@@ -36,6 +37,10 @@ export interface UseChat {
   busy: boolean;
   loading: boolean;
   notice: string | null;
+  /** The documents a follow-up keeps searching: those the thread's last @-question was aimed at ([] for none). */
+  scope: string[];
+  /** Search every document from the next question on: the thread's scope ends with it. */
+  leaveScope: () => void;
   send: (message: string, mode: Mode) => void;
   stop: () => void;
   /** Ask a failed turn's question again in its place, or a stopped one's as a new turn (its partial answer stays). */
@@ -57,6 +62,8 @@ export function useChat(options: {
   const [busy, setBusy] = useState(false);
   const [loading, setLoading] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const [scope, setScope] = useState<string[]>([]);
+  const keepScope = useRef(true);
   const controller = useRef<AbortController | null>(null);
   const runRef = useRef<{ id: string; lastId: number } | null>(null);
   const stopWanted = useRef(false);
@@ -94,6 +101,8 @@ export function useChat(options: {
             }
             const now = Date.now();
             update(key, (m) => applyChatEvent(m, ev, now));
+            // a documents turn sets the thread's scope to what it searched (its memory does the same)
+            if (ev.event === "done" && ev.data.intent === "rag") setScope(ev.data.scope?.documents ?? []);
             if (ev.event === "done" || ev.event === "error" || ev.event === "stopped") finished = true;
             if (ev.event === "error" && request) opts.current.onFailure?.(request);
           }
@@ -138,13 +147,26 @@ export function useChat(options: {
         thread_id: threadRef.current,
         mode: request.mode,
         ...(request.guardrail ? { guardrail: request.guardrail } : {}),
+        ...(request.keepScope === false ? { keep_scope: false } : {}),
       };
       await consume(key, (signal) => streamChat(body, signal), request);
     },
     [consume],
   );
 
-  const send = useCallback((message: string, mode: Mode) => void run({ message, mode }), [run]);
+  const send = useCallback(
+    (message: string, mode: Mode) => {
+      const keep = keepScope.current;
+      keepScope.current = true; // once: the server ends the scope with this question
+      void run({ message, mode, ...(keep ? {} : { keepScope: false }) });
+    },
+    [run],
+  );
+
+  const leaveScope = useCallback(() => {
+    keepScope.current = false;
+    setScope([]);
+  }, []);
 
   /** Stop on the server: the run ends with a `stopped` event, which ends the stream. */
   const stop = useCallback(() => {
@@ -169,7 +191,10 @@ export function useChat(options: {
         if (unfinished(all[i])) return all.map((m, j) => (j === i ? { ...m, request: undefined } : m));
         return all.filter((_, j) => j !== i && !(j === i - 1 && all[j].role === "user"));
       });
-      queueMicrotask(() => request && void run({ message: request.message, mode: request.mode ?? mode }));
+      queueMicrotask(
+        () =>
+          request && void run({ message: request.message, mode: request.mode ?? mode, keepScope: request.keepScope }),
+      );
     },
     [run],
   );
@@ -187,7 +212,14 @@ export function useChat(options: {
         }),
       );
       queueMicrotask(
-        () => request && void run({ message: request.message, mode: request.mode ?? mode, guardrail: "warn" }),
+        () =>
+          request &&
+          void run({
+            message: request.message,
+            mode: request.mode ?? mode,
+            guardrail: "warn",
+            keepScope: request.keepScope,
+          }),
       );
     },
     [run],
@@ -201,12 +233,15 @@ export function useChat(options: {
       setNotice(null);
       setMessages([]);
       setTitle(null);
+      setScope([]);
+      keepScope.current = true;
       if (!id) return;
       setLoading(true);
       try {
         const detail = await api.thread(id);
         if (threadRef.current !== id) return;
         setTitle(detail.title);
+        setScope(detail.scope ?? []);
         const history: ChatMessage[] = detail.messages.map((m, i, all) => {
           const stopped = m.status === "stopped" || m.status === "interrupted";
           const question = i > 0 && all[i - 1].role === "user" ? all[i - 1].content : null;
@@ -219,7 +254,14 @@ export function useChat(options: {
             role: m.role,
             content: m.content,
             sources: m.sources ?? undefined,
-            stored: { intent: m.intent, triage: m.triage, validation: m.validation, steps: m.steps },
+            stored: {
+              intent: m.intent,
+              route_reason: m.route_reason,
+              scope: m.scope,
+              triage: m.triage,
+              validation: m.validation,
+              steps: m.steps,
+            },
             state: stopped ? "stopped" : "history",
             // how long it took, as the live turn showed it ("· 12 s")
             ...(m.role === "assistant" && m.latency_ms != null ? { startedAt: 0, endedAt: m.latency_ms } : {}),
@@ -267,5 +309,20 @@ export function useChat(options: {
 
   useEffect(() => () => controller.current?.abort(), []);
 
-  return { messages, threadId, title, busy, loading, notice, send, stop, retry, askAnyway, openThread, setTitle };
+  return {
+    messages,
+    threadId,
+    title,
+    busy,
+    loading,
+    notice,
+    scope,
+    leaveScope,
+    send,
+    stop,
+    retry,
+    askAnyway,
+    openThread,
+    setTitle,
+  };
 }

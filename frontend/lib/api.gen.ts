@@ -1199,6 +1199,12 @@ export interface components {
              */
             guardrail: "enforce" | "warn";
             /**
+             * Keep Scope
+             * @description false: a follow-up searches every document you may read instead of the ones the thread's last @-question was aimed at (the thread's `scope`), and the thread's scope ends
+             * @default true
+             */
+            keep_scope: boolean;
+            /**
              * Message
              * @description The user's question, 1 to 16000 characters.
              */
@@ -1255,6 +1261,7 @@ export interface components {
              * @default
              */
             route_reason: string;
+            scope?: components["schemas"]["Scope"] | null;
             /** Sources */
             sources: components["schemas"]["PublicSource"][];
             /** Thread Id */
@@ -1542,6 +1549,8 @@ export interface components {
              * @default
              */
             route_reason: string;
+            /** @default null */
+            scope: components["schemas"]["Scope"] | null;
             /** Thread Id */
             thread_id: string;
             /** @default null */
@@ -1871,6 +1880,9 @@ export interface components {
              * @enum {string}
              */
             role: "user" | "assistant";
+            /** Route Reason */
+            route_reason?: string | null;
+            scope?: components["schemas"]["Scope"] | null;
             /** Sources */
             sources?: components["schemas"]["PublicSource"][] | null;
             /** Status */
@@ -2197,6 +2209,20 @@ export interface components {
             thread_id: string;
         };
         /**
+         * Scope
+         * @description The documents a turn's search was limited to, and why: the question @-mentioned them, or a follow-up kept the
+         *     documents the thread's last @-question was aimed at.
+         */
+        Scope: {
+            /** Documents */
+            documents: string[];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "mention" | "carried";
+        };
+        /**
          * SearchRequest
          * @description Body of POST /api/search.
          */
@@ -2416,6 +2442,12 @@ export interface components {
             active_run?: components["schemas"]["RunInfo"] | null;
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
+            /**
+             * Scope
+             * @description The documents the thread's last @-question was aimed at, which a follow-up keeps searching (send `keep_scope: false` to search every document instead); [] when there are none.
+             * @default []
+             */
+            scope: string[];
             /** Thread Id */
             thread_id: string;
             /** Title */

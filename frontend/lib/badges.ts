@@ -1,5 +1,5 @@
 /** Small badges from a `done` event's triage and validation information, when the backend sends it. */
-import type { Triage, Validation } from "./types";
+import type { Scope, Triage, Validation } from "./types";
 
 export interface Badge {
   label: string;
@@ -81,10 +81,19 @@ function validationBadges(validation: Validation): Badge[] {
   return out;
 }
 
+/** What a documents answer searched: the @-mentioned documents (or those a follow-up kept), or all of them. */
+export function searched(scope: Scope | null | undefined): string {
+  const names = scope?.documents ?? [];
+  if (names.length === 0) return "searched the documents";
+  const what = names.length <= 2 ? names.join(" and ") : `${names.length} documents`;
+  return `searched only ${what}${scope?.source === "carried" ? " (follow-up)" : ""}`;
+}
+
 /** What badges are made from: a `done` event, or what a stored turn kept of it. */
 export interface AnswerInfo {
   intent?: string | null;
   route_reason?: string | null;
+  scope?: Scope | null;
   triage?: Triage | null;
   validation?: Validation | null;
 }
@@ -99,7 +108,7 @@ export function badgesFromDone(done: AnswerInfo | null | undefined): Badge[] {
   if (done.intent && !done.triage?.route) {
     out.push({
       // "searched", not "from": the search may find nothing, and the answer then says so ("not in the documents")
-      label: done.intent === "rag" ? "searched the documents" : done.intent === "chat" ? "chat" : done.intent,
+      label: done.intent === "rag" ? searched(done.scope) : done.intent === "chat" ? "chat" : done.intent,
       tone: "info",
       title: done.route_reason || undefined,
     });

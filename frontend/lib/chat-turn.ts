@@ -1,5 +1,15 @@
 /** One answer's life as plain data: SSE events folded into a message, with no React in sight. */
-import type { ChatEvent, DoneEvent, GuardrailMode, Mode, Source, StatusEvent, Triage, Validation } from "./types";
+import type {
+  ChatEvent,
+  DoneEvent,
+  GuardrailMode,
+  Mode,
+  Scope,
+  Source,
+  StatusEvent,
+  Triage,
+  Validation,
+} from "./types";
 
 export interface StatusStep {
   node: string;
@@ -26,13 +36,20 @@ export interface ChatMessage {
   endedAt?: number;
   done?: DoneEvent;
   /** What a reloaded answer kept: its route, triage, validation (unsupported claims) and steps ("node: label"). */
-  stored?: { intent?: string | null; triage?: Triage | null; validation?: Validation | null; steps?: string[] | null };
+  stored?: {
+    intent?: string | null;
+    route_reason?: string | null;
+    scope?: Scope | null;
+    triage?: Triage | null;
+    validation?: Validation | null;
+    steps?: string[] | null;
+  };
   error?: { message: string; code?: string };
   /** A stored answer that a server restart cut short (shown as stopped, with its own note). */
   interrupted?: boolean;
   /** What was sent, so a failed or stopped turn can be asked again (a reloaded one knows its question, not its
    * mode; guardrail "warn": sent again after a block). */
-  request?: { message: string; mode?: Mode; guardrail?: GuardrailMode };
+  request?: { message: string; mode?: Mode; guardrail?: GuardrailMode; keepScope?: boolean };
   /** The user already said of this blocked message "this was not an attack" and sent it again. */
   askedAnyway?: boolean;
 }

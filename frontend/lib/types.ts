@@ -12,7 +12,7 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
 export type ChatRequest = WithDefaults<
   Schemas["ChatRequest"],
-  "mode" | "use_memory" | "on_disconnect" | "guardrail" | "user_context"
+  "mode" | "use_memory" | "on_disconnect" | "guardrail" | "user_context" | "keep_scope"
 >;
 export type Mode = Schemas["ChatRequest"]["mode"];
 export type GuardrailMode = Schemas["ChatRequest"]["guardrail"];
@@ -20,6 +20,8 @@ export type GuardrailMode = Schemas["ChatRequest"]["guardrail"];
 /** A passage numbered S1, S2, … by the thread's citation ledger (the API's PublicSource). */
 export type Source = Schemas["PublicSource"];
 export type Triage = Schemas["Triage"];
+/** The documents a turn's search was limited to: @-mentioned, or kept by a follow-up ("carried"). */
+export type Scope = Schemas["Scope"];
 export type Validation = Schemas["Validation"];
 
 export type MetadataEvent = Schemas["MetadataEvent"];

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from backend.clock import now
 from backend.contract.citations import CITATION_RE, cited_ids, tidy
-from backend.contract.types import CitationCheck, Source, TurnRecord, UnsupportedClaim, Validation, public
+from backend.contract.types import CitationCheck, Scope, Source, TurnRecord, UnsupportedClaim, Validation, public
 from backend.graph.deps import GraphDeps
 from backend.graph.report import report
 from backend.graph.state import ChatState, TranscriptEntry
@@ -65,6 +65,14 @@ def final_validation(state: ChatState, answer: str, citations: CitationCheck) ->
     return validation
 
 
+def turn_scope(state: ChatState) -> Scope | None:
+    """The documents this turn's search was limited to, and why (None: it searched every readable document)."""
+    source, documents = state.get("scope_source", "none"), state.get("targeted_documents", [])
+    if state.get("intent") != "rag" or not documents or source not in ("mention", "carried"):
+        return None
+    return Scope(documents=list(documents), source=source)
+
+
 def turn_record(state: ChatState, deps: GraphDeps, answer: str, sources: list[Source], citations: dict) -> TurnRecord:
     """The finished turn as it is stored and shown."""
     validation = final_validation(state, answer, citations)  # type: ignore[arg-type]
@@ -75,6 +83,7 @@ def turn_record(state: ChatState, deps: GraphDeps, answer: str, sources: list[So
         rewritten_query=state.get("rewritten_query", state["question"]),
         intent=state.get("intent", "chat"),
         route_reason=state.get("route_reason", ""),
+        scope=turn_scope(state),
         sources=[public(s) for s in sources],
         steps=list(state.get("steps", [])),
         triage=state.get("triage") or None,

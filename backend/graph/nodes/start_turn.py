@@ -2,8 +2,9 @@
 
 Contract: reads `request`; writes every per-turn key (question, mode, use_memory, run_id, started_at, routing,
 retrieval and answer keys to their empty values; `triage`, `validation` and `steps` reset through their reducers;
-`turn_record` None). Memory keys are left alone unless the prompt's window still shows a passage of a document
-the asker may no longer read: then the window starts after that turn (`window_start`, `window_note`), and the
+`turn_record` None). Memory keys are left alone, with two exceptions: a request that does not keep the scope
+(`keep_scope` false) ends the thread's `scope`; and when the prompt's window still shows a passage of a document
+the asker may no longer read, the window starts after that turn (`window_start`, `window_note`), and the
 thread's KV cache moves to a new epoch (`cache_epoch`), so no replica reuses what it cached before.
 """
 
@@ -22,7 +23,8 @@ async def start_turn(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     window = _without_lost_passages(state, runtime.context.readable)
     if (lease := runtime.context.lease) is not None:  # no replica reuses its cache of the cut turns
         lease.begin(window.get("cache_epoch", state.get("cache_epoch", 0)), cut=bool(window))
-    return {**turn_defaults(state["request"]), **window}
+    ended = {} if state["request"].get("keep_scope", True) else {"scope": []}  # the user left the @-scope
+    return {**turn_defaults(state["request"]), **window, **ended}
 
 
 def _without_lost_passages(state: ChatState, readable: frozenset[str] | None) -> dict:

@@ -111,7 +111,7 @@ async def test_chat_json_returns_answer_with_sources(client):
     body = response.json()
     assert set(body) == {
         *("thread_id", "question", "answer", "sources", "intent", "rewritten_query", "route_reason"),
-        *("triage", "validation"),
+        *("scope", "triage", "validation"),
     }
     assert body["validation"]["sources"]["grounded"] is True and body["triage"]["route"] == ""
     assert "240 euros" in body["answer"] and body["sources"][0]["document"] == "zephyr-9-service-manual.md"

@@ -336,6 +336,8 @@ async def test_past_steps_route_reasons_and_scope_no_longer_name_a_document_its_
         body = {"message": "And when is it paid?", "thread_id": first["thread_id"]}
         carried = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
         assert carried["route_reason"] == "follow-up; keeping the scope minutes.md"
+        assert carried["scope"] == {"documents": ["minutes.md"], "source": "carried"}
+        assert (await bob_client.get(thread)).json()["scope"] == ["minutes.md"]
         assert (await bob_client.get(f"{thread}/memory")).json()["scope"] == ["minutes.md"]
         body = {"message": "@salaries.md What does the keeper earn?", "thread_id": first["thread_id"]}
         guessed = (await bob_client.post("/api/chat", json=body, headers=bob.headers())).json()
@@ -352,7 +354,10 @@ async def test_past_steps_route_reasons_and_scope_no_longer_name_a_document_its_
         assert routes == [f"mentions {NAME_NOT_AVAILABLE}", lost, guessed["route_reason"], lost]
         routed = [s for m in detail["messages"][1:4:2] for s in m["steps"] if s.startswith("router:")]
         assert len(routed) == 2 and all(NAME_NOT_AVAILABLE in s for s in routed)
-        assert memory["scope"] == []
+        assert memory["scope"] == [] and detail["scope"] == []
+        scopes = [t["scope"] for t in export["turns"]] + [m["scope"] for m in detail["messages"][1::2]]
+        scopes += [d["scope"] for n, d in replay if n == "done"]
+        assert scopes == [None] * 7  # the mention and the carried scope named only minutes.md
         assert detail["messages"][0]["content"] == export["turns"][0]["question"] == asked  # the reader's own words
         for seen in (str(detail), str(export), markdown, str(replay), str(memory)):
             assert "minutes.md" not in seen.replace(asked, "").replace(detail["title"], "")  # the title is its words

@@ -46,6 +46,33 @@ async def test_mention_scope_carries_into_follow_up_until_topic_changes(client):
     assert status(switch, "rewriter")["label"] == "New question: searching afresh"
 
 
+def done(events) -> dict:
+    return events[-1][1]
+
+
+async def test_a_turn_says_which_documents_it_searched_and_keep_scope_false_leaves_the_scope(client):
+    first = await ask(client, "@employee-handbook what is the notice period?")
+    thread_id = first[0][1]["thread_id"]
+    handbook = ["employee-handbook.md"]
+    assert done(first)["scope"] == {"documents": handbook, "source": "mention"}
+    assert (await client.get(f"/api/threads/{thread_id}")).json()["scope"] == handbook
+    follow = await ask(client, "and during probation?", thread_id)
+    assert done(follow)["scope"] == {"documents": handbook, "source": "carried"}
+
+    left = await ask(client, "and during probation?", thread_id, keep_scope=False)
+    assert "keeping the scope" not in status(left, "router")["detail"]
+    assert status(left, "retriever", "start")["label"] == "Searching documents…"
+    assert not [d for n, d in left if n == "status" and d["node"] == "retriever" and d["phase"] == "progress"]
+    assert done(left)["scope"] is None
+    detail = (await client.get(f"/api/threads/{thread_id}")).json()
+    assert detail["scope"] == [] and (await client.get(f"/api/threads/{thread_id}/memory")).json()["scope"] == []
+    scopes = [m["scope"] for m in detail["messages"] if m["role"] == "assistant"]
+    assert scopes == [done(first)["scope"], done(follow)["scope"], None]  # what each turn searched, after a reload
+    assert detail["messages"][3]["route_reason"] == "follow-up; keeping the scope employee-handbook.md"
+    again = await ask(client, "and for managers?", thread_id)  # the scope stays ended for later follow-ups
+    assert done(again)["scope"] is None
+
+
 async def test_follow_up_keeps_earlier_ids_and_numbers_new_sources_after_them(client):
     first = await ask(client, "@zephyr-9-service-manual how often is servicing?")
     thread_id = first[0][1]["thread_id"]

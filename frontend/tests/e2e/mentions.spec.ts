@@ -94,3 +94,39 @@ test("with more documents than the @ list shows, it says how many more and the c
     for (const id of added) await page.request.delete(`${backendUrl()}/api/documents/${id}`);
   }
 });
+
+test("the @-scope a follow-up keeps is shown above the box, on each answer, after a reload, and can be left", async ({
+  chat,
+  page,
+}) => {
+  await chat.goto();
+  await expect(chat.scopeNote).toBeHidden();
+  await chat.ask("@employee-handbook what is the notice period?");
+  const first = await chat.waitForAnswerDone();
+  await expect(first.badges.filter({ hasText: "searched only employee-handbook.md" })).toBeVisible();
+  await expect(chat.scopeNote).toContainText("Follow-up questions search only employee-handbook.md");
+  // a new @-mention being typed replaces the note: that question searches what it names
+  await chat.composer.fill("@it-security-policy passwords?");
+  await expect(chat.scopeNote).toBeHidden();
+  await chat.composer.fill("");
+
+  await chat.ask("and during probation?");
+  const carried = await chat.waitForAnswerDone();
+  await expect(carried.badges.filter({ hasText: "searched only employee-handbook.md (follow-up)" })).toBeVisible();
+  await page.reload();
+  await expect(chat.answers()).toHaveCount(2);
+  await expect(chat.lastAnswer().badges.filter({ hasText: "employee-handbook.md (follow-up)" })).toBeVisible();
+  await expect(chat.scopeNote).toContainText("employee-handbook.md");
+  await chat.screenshot("scope-note");
+
+  await chat.scopeNote.getByRole("button", { name: "Search all documents" }).click();
+  await expect(chat.scopeNote).toBeHidden();
+  await chat.ask("and during probation?");
+  const all = await chat.waitForAnswerDone();
+  await all.showSteps();
+  await expect(all.step("retriever")).not.toContainText("employee-handbook");
+  await expect(all.badges.filter({ hasText: /^searched the documents$/ })).toBeVisible();
+  await page.reload();
+  await expect(chat.answers()).toHaveCount(3);
+  await expect(chat.scopeNote).toBeHidden(); // the server ended the scope too
+});

@@ -12,6 +12,8 @@ export class ChatPage {
   readonly chips: Locator;
   readonly unknownChips: Locator;
   readonly composerWarning: Locator;
+  /** "Follow-up questions search only …" above the box, with its "Search all documents" button. */
+  readonly scopeNote: Locator;
   readonly sidebar: Locator;
   readonly heading: Locator;
   readonly menuButton: Locator;
@@ -30,6 +32,7 @@ export class ChatPage {
     this.chips = page.getByRole("list", { name: "Mentioned documents" }).locator(".chip:not(.chip-unknown)");
     this.unknownChips = page.locator(".chip-unknown");
     this.composerWarning = page.locator(".composer-warning");
+    this.scopeNote = page.locator(".composer-scope");
     this.sidebar = page.getByRole("complementary", { name: "Conversations" });
     this.heading = page.locator(".thread-heading");
     this.menuButton = page.getByRole("button", { name: "Conversations" });

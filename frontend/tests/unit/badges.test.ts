@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { badgesFromDone } from "@/lib/badges";
+import { badgesFromDone, searched } from "@/lib/badges";
 import type { DoneEvent } from "@/lib/types";
 
 const done: DoneEvent = {
@@ -9,6 +9,7 @@ const done: DoneEvent = {
   intent: "rag",
   rewritten_query: "q",
   route_reason: "asks about documents",
+  scope: null,
   triage: null,
   validation: null,
 };
@@ -103,5 +104,22 @@ describe("badgesFromDone", () => {
 
   it("is empty without a done event", () => {
     expect(badgesFromDone(undefined)).toEqual([]);
+  });
+});
+
+describe("searched", () => {
+  it("names the documents a scoped search was limited to, and says when a follow-up kept them", () => {
+    expect(searched(null)).toBe("searched the documents");
+    expect(searched({ documents: [], source: "mention" })).toBe("searched the documents");
+    expect(searched({ documents: ["a.md"], source: "mention" })).toBe("searched only a.md");
+    expect(searched({ documents: ["a.md", "b.pdf"], source: "carried" })).toBe(
+      "searched only a.md and b.pdf (follow-up)",
+    );
+    expect(searched({ documents: ["a.md", "b.pdf", "c.txt"], source: "mention" })).toBe("searched only 3 documents");
+  });
+
+  it("is the route badge of a scoped documents answer", () => {
+    const scoped = { ...done, scope: { documents: ["a.md"], source: "mention" as const } };
+    expect(badgesFromDone(scoped)[0]).toMatchObject({ label: "searched only a.md", title: "asks about documents" });
   });
 });
