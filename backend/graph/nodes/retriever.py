@@ -1,4 +1,5 @@
-"""retriever: build the turn's context: fresh passages, the previous turn's sources, older cited ones."""
+"""retriever: build the turn's context: fresh passages, the previous turn's sources, older cited ones; a follow-up whose
+carried scope holds nothing on its subject searches every document instead (and the scope ends)."""
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
@@ -62,20 +63,38 @@ async def retrieve(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     dropped = out["dropped"]
     label = f"Ignored {len(dropped)} passage(s) containing instructions aimed at the model" if dropped else None
     note = f"; dropped {len(dropped)} passage(s) that give the model instructions: {', '.join(dropped)}"
-    detail = f"{len(out['documents'])} passages" + (note if dropped else "")
+    count = len(out["documents"])
+    detail = f"{count} passage{'' if count == 1 else 's'}" + (note if dropped else "")
     return {**out, **report(runtime, NODE, label, detail)}
+
+
+async def _fresh(state: ChatState, runtime: Runtime[GraphDeps], scope: list[str] | None) -> tuple[list[Source], dict]:
+    """The search's passages, and what changes when a follow-up leaves the scope it carried: a carried scope is
+    kept only while its documents are among the best passages of the whole search, so a follow-up on another
+    subject ("and what are the core hours?" after "@travel-policy …") is not answered from the wrong document."""
+    deps, query = runtime.context, state["rewritten_query"]
+    k, extra = deps.settings.retrieval_top_k, await variants(query, runtime)
+    if not scope or state.get("scope_source") != "carried":
+        return await deps.retriever.search(query, k, scope, extra), {}
+    everywhere = await deps.retriever.search(query, k, None, extra)
+    if not everywhere or any(s["document"] in scope for s in everywhere):
+        return await deps.retriever.search(query, k, scope, extra), {}
+    names = ", ".join(scope)
+    progress(runtime, NODE, f"Nothing on this in {names}: searching every document…")
+    reason = f"{state.get('route_reason', '')}; nothing in {names} matched, so every document was searched"
+    return everywhere, {"targeted_documents": [], "scope_source": "none", "route_reason": reason}
 
 
 async def _context(state: ChatState, runtime: Runtime[GraphDeps], scope: list[str] | None) -> dict:
     deps = runtime.context
     decision = state.get("context_decision", {}).get("decision", "fresh")
     fresh: list[Source] = []
+    left: dict = {}  # the carried scope left behind, when it was
     if decision != "reuse":
-        query = state["rewritten_query"]
-        fresh = await deps.retriever.search(query, deps.settings.retrieval_top_k, scope, await variants(query, runtime))
+        fresh, left = await _fresh(state, runtime, scope)
     fresh, dropped = drop_hostile(fresh)
     if not state.get("use_memory", True):
-        return {"documents": fresh, "fresh_ids": [s["id"] for s in fresh], "dropped": dropped}
+        return {"documents": fresh, "fresh_ids": [s["id"] for s in fresh], "dropped": dropped, **left}
     ledger = state.get("ledger", {})
     carried = carried_sources(state, deps.settings.memory_context_budget) if decision != "fresh" else []
     carried = readable_only(carried, deps.readable)  # a document the asker lost access to is not read again
@@ -83,4 +102,4 @@ async def _context(state: ChatState, runtime: Runtime[GraphDeps], scope: list[st
     context = assign_ids(ledger, [*fresh, *carried])
     shown = as_sources(ledger, sorted(shown_ids(state, deps.settings), key=lambda i: int(i[1:])))
     in_view = [s for s in readable_only(shown, deps.readable) if s["id"] not in {c["id"] for c in context}]
-    return {"documents": [*context, *in_view], "fresh_ids": [s["id"] for s in fresh], "dropped": dropped}
+    return {"documents": [*context, *in_view], "fresh_ids": [s["id"] for s in fresh], "dropped": dropped, **left}

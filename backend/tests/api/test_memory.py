@@ -73,6 +73,22 @@ async def test_a_turn_says_which_documents_it_searched_and_keep_scope_false_leav
     assert done(again)["scope"] is None
 
 
+async def test_a_follow_up_on_a_subject_its_carried_scope_does_not_cover_searches_every_document(client):
+    first = await ask(client, "@employee-handbook what is the notice period?")
+    thread_id = first[0][1]["thread_id"]
+    other = await ask(client, "and how often must passwords be changed?", thread_id)
+    assert "keeping the scope employee-handbook.md" in status(other, "router")["detail"]  # a follow-up, by its words
+    labels = [d["label"] for n, d in other if n == "status" and d["node"] == "retriever" and d["phase"] == "progress"]
+    assert labels == [
+        "Searching employee-handbook.md…",
+        "Nothing on this in employee-handbook.md: searching every document…",
+    ]
+    assert "it-security-policy.md" in {s["document"] for s in sources(other)}
+    assert done(other)["scope"] is None
+    assert done(other)["route_reason"].endswith("nothing in employee-handbook.md matched, so every document was searched")
+    assert (await client.get(f"/api/threads/{thread_id}")).json()["scope"] == []  # the topic moved on
+
+
 async def test_follow_up_keeps_earlier_ids_and_numbers_new_sources_after_them(client):
     first = await ask(client, "@zephyr-9-service-manual how often is servicing?")
     thread_id = first[0][1]["thread_id"]
