@@ -46,8 +46,9 @@ def figures(sentence: str) -> set[str]:
 
 
 def facts(sentence: str) -> set[str]:
-    """Numbers, codes (Zephyr-9, R-410A, E7) and names (not sentence-initial) a passage must contain verbatim."""
-    sentence = CITATION_RE.sub(" ", sentence)
+    """Numbers, codes (Zephyr-9, R-410A, E7) and names (not sentence-initial) a passage must contain verbatim; a
+    list item's number is not one ("6. Write the date in the log." restates the document's step 5)."""
+    sentence = _LIST_MARK.sub(" ", CITATION_RE.sub(" ", sentence))
     return _numbers_and_codes(sentence) | {m.group(0).lower() for m in _NAME.finditer(sentence.strip())}
 
 

@@ -95,6 +95,17 @@ def test_a_short_answer_is_matched_with_the_passage_about_what_was_asked() -> No
     assert check_grounding("8 months.", sources, question=question).claims[0].best is None  # facts still count
 
 
+def test_a_list_items_number_is_not_a_fact_the_passage_must_hold():
+    """A tester's case: an answer that renumbered the quick start's steps had its verbatim step flagged."""
+    sources = {"S1": "4. Fill in the warranty card. 5. Write the installation date in the service log."}
+    result = check_grounding("6. Write the installation date in the service log [S1].", sources)
+    assert result.grounded and result.claims[0].best == "S1"
+    assert facts("6. Write the installation date in the service log.") == set()
+    assert facts("2. Set the timer to 45 minutes.") == {"45"}  # the item's own figures still count
+    timer = {"S1": "6. Set the timer to 45 minutes."}
+    assert not check_grounding("6. Set the timer to 40 minutes [S1].", timer).grounded
+
+
 def test_figures_are_numbers_and_codes_not_names_nor_list_markers():
     """What makes a no-passage answer an invention to withhold (validate_sources): a figure, not a word."""
     assert figures("The visitor barrier code for the Heron garage is 12345.") == {"12345"}
