@@ -62,7 +62,8 @@ function validationBadges(validation: Validation): Badge[] {
       title: "Underlined sentences state facts that no cited passage supports",
     });
   }
-  if (sources && !sources.not_found && Number.isFinite(sources.confidence)) {
+  // an answer that states nothing ("Yes, I am sure.": 0 claims) has nothing to be grounded in: no score
+  if (sources && !sources.not_found && sources.claims !== 0 && Number.isFinite(sources.confidence)) {
     out.push({
       label: `grounded ${sources.confidence.toFixed(2)}`,
       tone: sources.grounded ? "good" : "warn",

@@ -107,6 +107,16 @@ describe("badgesFromDone", () => {
   });
 });
 
+describe("the grounding score", () => {
+  it("is not shown for an answer that states nothing (0 claims), as 'grounded 1.00' was", () => {
+    const sources = { grounded: true, confidence: 1, issues: [], unsupported_sentences: [], claims: 0, supported: 0 };
+    const labels = badgesFromDone({ ...done, validation: { sources } }).map((b) => b.label);
+    expect(labels).toEqual(["searched the documents"]);
+    const stated = { ...sources, claims: 2, supported: 2 };
+    expect(badgesFromDone({ ...done, validation: { sources: stated } }).map((b) => b.label)).toContain("grounded 1.00");
+  });
+});
+
 describe("searched", () => {
   it("names the documents a scoped search was limited to, and says when a follow-up kept them", () => {
     expect(searched(null)).toBe("searched the documents");
