@@ -36,10 +36,13 @@ def invitation_out(invitation: Invitation) -> InvitationOut:
     )
 
 
-@router.post("", response_model=InvitationCreated, status_code=201, responses=responses(401, 403, 404, 422))
+@router.post("", response_model=InvitationCreated, status_code=201, responses=responses(401, 403, 404, 409, 422))
 async def invite(body: InvitationRequest, request: Request, admin: AdminDep) -> InvitationCreated:
-    """A link that creates one account (with the given e-mail, if any); its token is shown only here."""
+    """A link that creates one account (with the given e-mail, if any); its token is shown only here. 409 when
+    that e-mail already has an account: the invitation could never be used."""
     email = body.email.strip() if body.email else None
+    if email and await accounts_of(request).store.user_by_email(email) is not None:
+        raise HTTPException(409, f"{email} already has an account; nothing was created (the Users list shows it)")
     invitation, token = await accounts_of(request).invite(admin, email, body.role, body.expires_days)
     log.info(
         "admin %s invited %s as %s (invitation %s)", admin.id, email or "anyone with the link", body.role, invitation.id

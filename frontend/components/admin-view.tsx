@@ -126,7 +126,11 @@ function Invitations() {
   const invite = (e: React.FormEvent) => {
     e.preventDefault();
     const body = { email: form.email.trim() || null, role: form.role, expires_days: Number(form.days) };
-    void attempt(() => adminApi.invite(body).then(setSent), setError, load);
+    const made = (created: InvitationCreated) => {
+      setSent(created);
+      setForm((f) => ({ ...f, email: "" })); // ready for the next person; the link above is this one's
+    };
+    void attempt(() => adminApi.invite(body).then(made), setError, load);
   };
   return (
     <section className="admin-section" aria-labelledby="invitations-title">

@@ -504,7 +504,8 @@ export interface paths {
         put?: never;
         /**
          * Invite
-         * @description A link that creates one account (with the given e-mail, if any); its token is shown only here.
+         * @description A link that creates one account (with the given e-mail, if any); its token is shown only here. 409 when
+         *     that e-mail already has an account: the invitation could never be used.
          */
         post: operations["invite_api_invitations_post"];
         delete?: never;
@@ -4308,6 +4309,15 @@ export interface operations {
             };
             /** @description No such object (or not yours). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -66,6 +66,12 @@ async def test_an_invitation_for_one_email_works_only_with_it_and_stays_usable_a
         assert right.status_code == 201 and right.json()["user"]["role"] == "user"
 
 
+async def test_an_invitation_for_an_email_that_has_an_account_is_a_409_and_makes_nothing(app, admin):
+    taken = await admin.client.post("/api/invitations", json={"email": "ANN@team.org"}, headers=admin.headers())
+    assert taken.status_code == 409 and "already has an account" in taken.json()["detail"]
+    assert (await admin.client.get("/api/invitations")).json() == []
+
+
 async def test_revoked_expired_and_made_up_invitations_all_get_the_same_404(app, admin):
     revoked = await invite(admin)
     assert (await admin.client.delete(f"/api/invitations/{revoked['id']}", headers=admin.headers())).status_code == 204

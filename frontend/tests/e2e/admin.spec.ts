@@ -61,6 +61,11 @@ test("the admin invites from /admin, the invited user joins, cannot see the admi
   expect(link).toMatch(/\/sign-in\?invite=/);
   await expect(admin.invitations.locator("tbody tr")).toHaveCount(1);
   await expect(admin.invitations.locator('tr[data-status="open"]')).toContainText("cleo@team.org");
+  await expect(ann.getByLabel("Invited e-mail (optional)")).toHaveValue(""); // ready for the next person
+  await ann.getByLabel("Invited e-mail (optional)").fill("ANN@team.org"); // has an account: refused at once
+  await ann.getByRole("button", { name: "Create invitation" }).click();
+  await expect(ann.getByRole("alert").filter({ hasText: "already has an account" })).toContainText("ANN@team.org");
+  await expect(admin.invitations.locator("tbody tr")).toHaveCount(1);
 
   const cleoContext = await browser.newContext({ baseURL: frontend.url });
   const cleo = await cleoContext.newPage();
