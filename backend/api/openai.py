@@ -106,6 +106,22 @@ def _epoch(timestamp: str | None, default: int) -> int:
 async def list_models(request: Request, services: ServicesDep, principal: PrincipalDep) -> ModelList:
     """ragline (documents or chat, as the router decides), ragline-chat (no documents), ragline:<document> for each
     document you may read."""
+    return await _models(request, services, principal)
+
+
+@router.get(
+    "/models/{model_id:path}", response_model=ModelCard, summary="One model", responses=openai_responses(401, 404)
+)
+async def retrieve_model(model_id: str, request: Request, services: ServicesDep, principal: PrincipalDep) -> ModelCard:
+    """One model of GET /v1/models (the OpenAI SDK's `models.retrieve`); 404 `model_not_found` for any other."""
+    found = next((card for card in (await _models(request, services, principal)).data if card.id == model_id), None)
+    if found is None:
+        raise no_such_model(model_id)
+    return found
+
+
+async def _models(request: Request, services: ServicesDep, principal: PrincipalDep) -> ModelList:
+    """The models the principal may ask."""
     started = request.app.state.started_at
     retriever = services.knowledge.retriever.scoped(await readable_documents(services, principal))
     searchable = {r.name: r for r in await asyncio.to_thread(retriever.searchable)}
@@ -129,8 +145,13 @@ async def turn_for_model(
     names = await services.deps.retriever.scoped(readable).document_names()
     if model.startswith(DOCUMENT_PREFIX) and name in mentionable(names):
         return "rag", f'@"{name}" {question}'
+    raise no_such_model(model)
+
+
+def no_such_model(model: str) -> OpenAIRequestError:
+    """The 404 for a model id that GET /v1/models does not list."""
     message = f"The model {model!r} does not exist; GET /v1/models lists ragline, ragline-chat and ragline:<document>"
-    raise OpenAIRequestError(404, message, "model", "model_not_found")
+    return OpenAIRequestError(404, message, "model", "model_not_found")
 
 
 def _named_threads(request: Request, body: ChatCompletionRequest, header: str | None) -> list[tuple[ThreadFrom, str]]:
@@ -184,8 +205,9 @@ async def chat_completions(
     services: ServicesDep,
     principal: PrincipalDep,
     x_ragline_thread_id: Annotated[
-        str | None, Header(pattern=THREAD_ID_PATTERN, description="Continue (or start) this Ragline thread.")
-    ] = None,
+        str | None,
+        Header(description="Continue (or start) this Ragline thread: 1 to 128 letters, digits and _ . : -"),
+    ] = None,  # checked with the other thread ids the request may name, so each gets the same plain message
 ) -> Any:
     """One turn: a completion, or with `stream: true` its chunks (status lines, tokens, a last chunk with sources)."""
     settings = services.deps.settings

@@ -921,6 +921,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/models/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One model
+         * @description One model of GET /v1/models (the OpenAI SDK's `models.retrieve`); 404 `model_not_found` for any other.
+         */
+        get: operations["retrieve_model_v1_models__model_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5392,7 +5412,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Continue (or start) this Ragline thread. */
+                /** @description Continue (or start) this Ragline thread: 1 to 128 letters, digits and _ . : - */
                 "x-ragline-thread-id"?: string | null;
             };
             path?: never;
@@ -5481,6 +5501,46 @@ export interface operations {
             };
             /** @description RAG_API_KEYS is set and the request has no `Authorization: Bearer` with one of them. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    retrieve_model_v1_models__model_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelCard"];
+                };
+            };
+            /** @description RAG_API_KEYS is set and the request has no `Authorization: Bearer` with one of them. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description No such model (GET /v1/models lists them). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -76,6 +76,16 @@ def test_models_lists_ragline_chat_and_one_per_document(client):
     assert all(m.object == "model" and m.owned_by == "ragline" and m.created > 0 for m in models)
 
 
+def test_models_retrieve_finds_a_listed_model_and_404s_any_other(client):
+    assert client.models.retrieve("ragline").id == "ragline"
+    assert client.models.retrieve(f"ragline:{MANUAL}").model_dump() == next(
+        m.model_dump() for m in client.models.list().data if m.id == f"ragline:{MANUAL}"
+    )
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.models.retrieve("gpt-4o")
+    assert caught.value.body["code"] == "model_not_found" and "GET /v1/models" in caught.value.body["message"]
+
+
 def test_completion_returns_answer_with_sources_as_annotations_and_names_its_thread(client, url):
     raw = client.chat.completions.with_raw_response.create(model="ragline", messages=[user(SERVICE_QUESTION)])
     completion = raw.parse()

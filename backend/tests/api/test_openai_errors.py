@@ -134,6 +134,10 @@ def test_invalid_thread_id_header_is_a_400_naming_it(client):
             model="ragline", messages=[user("hi")], extra_headers={"X-Ragline-Thread-Id": "../etc"}
         )
     assert "thread" in caught.value.body["param"].lower()
+    assert (
+        caught.value.body["message"]
+        == "X-Ragline-Thread-Id: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')"
+    )
 
 
 def test_unknown_v1_route_and_wrong_method_are_openai_errors_while_api_keeps_detail(url):
