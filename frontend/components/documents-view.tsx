@@ -132,11 +132,11 @@ function DocumentRowView({
       <tr data-document={doc.name}>
         <td className="doc-name">{doc.name}</td>
         {collection !== undefined && <td data-collection={doc.collection}>{collection}</td>}
-        <td>{doc.type || "—"}</td>
-        <td className="num">{doc.pages ?? "—"}</td>
-        <td className="num">{doc.chunks ?? "—"}</td>
+        <td className="col-detail">{doc.type || "—"}</td>
+        <td className="num col-detail">{doc.pages ?? "—"}</td>
+        <td className="num col-detail">{doc.chunks ?? "—"}</td>
         <td className="num">{formatSize(doc.size)}</td>
-        <td>{formatDate(doc.ingested_at)}</td>
+        <td className="col-detail">{formatDate(doc.ingested_at)}</td>
         <td>
           <StatusCell doc={doc} />
         </td>
@@ -333,11 +333,11 @@ export function DocumentsView() {
             <tr>
               <th>Name</th>
               {collections !== null && <th>Collection</th>}
-              <th>Type</th>
-              <th className="num">Pages</th>
-              <th className="num">Chunks</th>
+              <th className="col-detail">Type</th>
+              <th className="num col-detail">Pages</th>
+              <th className="num col-detail">Chunks</th>
               <th className="num">Size</th>
-              <th>Ingested</th>
+              <th className="col-detail">Ingested</th>
               <th>Status</th>
               <th>
                 <span className="visually-hidden">Actions</span>

@@ -13,6 +13,8 @@ test.describe("phone width", () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await chat.screenshot("phone");
+    const heading = await chat.heading.boundingBox();
+    expect(heading!.width).toBeGreaterThan(250); // the title has its own row, not "How …" beside the mode switch
 
     await chat.menuButton.click();
     await expect(chat.sidebar).toBeInViewport();
@@ -43,6 +45,9 @@ test.describe("a narrow desktop window", () => {
   test("the documents page does not scroll sideways", async ({ page }) => {
     await page.goto("/documents");
     await expect(page.getByRole("table").first().getByText("employee-handbook.md")).toBeVisible();
+    const row = page.getByRole("row").filter({ hasText: "employee-handbook.md" });
+    await expect(row.getByRole("cell").filter({ hasText: /ready/i })).toBeInViewport({ ratio: 1 });
+    await expect(row.getByRole("button").last()).toBeInViewport({ ratio: 1 }); // the row's actions, not cut off
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
   });
