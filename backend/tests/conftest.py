@@ -115,3 +115,11 @@ def ollama(no_model_env: None) -> Iterator[OllamaDouble]:
     """An Ollama wire-format double for one test, with the caller's model environment cleared."""
     with serve_ollama() as double:
         yield double
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """The offline MiniLM the product embeds questions with (files prepared from the PyPI wheels)."""
+    from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
+
+    return OfflineMiniLM(ensure_onnx_files(Settings().cache_dir))

@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, T
 from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime
 
+from backend.contract.text import mentions, strip_mentions
 from backend.contract.types import Source
 from backend.graph.deps import GraphDeps
 from backend.graph.history import prefix, shown_ids, window
@@ -63,9 +64,19 @@ def about_asker(state: ChatState, settings: Settings, context: str) -> str:
     return "" if any(block in entry["prompt"] for entry in shown) else block
 
 
+def question_for_model(state: ChatState) -> str:
+    """The question as the model reads it: an @mention becomes the name of the document it aims at, after the
+    question ("… per night? (in travel-policy.pdf)"); the markup itself lowered the model's confidence that the
+    passages answer it (validate_answerable)."""
+    question, targeted = state["question"], state.get("targeted_documents") or []
+    if not targeted or not mentions(question):
+        return question
+    return f"{strip_mentions(question)} (in {', '.join(targeted)})"
+
+
 def user_message(state: ChatState, settings: Settings, context: str = "") -> tuple[str, list[str]]:
     """This turn's user message and the ids of the passages it shows (the ones the window does not)."""
-    question, docs = state["question"], state.get("documents", [])
+    question, docs = question_for_model(state), state.get("documents", [])
     notes = about_asker(state, settings, context) + conversation_index(state)
     if state.get("intent") != "rag":
         return notes + question, []

@@ -26,6 +26,7 @@ from typing import Literal
 
 from langgraph.runtime import Runtime
 
+from backend.contract.text import strip_mentions
 from backend.contract.types import Source, SourcesCheck
 from backend.graph.deps import GraphDeps
 from backend.graph.report import report
@@ -67,7 +68,12 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     # off the event loop: embedding the answer's and passages' sentences takes 30-170 ms, which would stall every
     # other reader's stream meanwhile
     result = await asyncio.to_thread(
-        check_grounding, answer, passages, runtime.context.embed, settings.grounding_min_support, state["question"]
+        check_grounding,
+        answer,
+        passages,
+        runtime.context.embed,
+        settings.grounding_min_support,
+        strip_mentions(state["question"]),  # "@employee-handbook" is markup, no word a passage should hold
     )
     supported = sum(1 for c in result.claims if c.best is not None)
     check = _check(result, supported)

@@ -109,15 +109,6 @@ LONG_ORDINARY = [
 SHORT_HAZARD_QUESTION = "How do I dispose of the refrigerant safely?"
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    """The offline MiniLM the product embeds questions with (files prepared from the PyPI wheels)."""
-    from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
-    from backend.settings import Settings
-
-    return OfflineMiniLM(ensure_onnx_files(Settings().cache_dir))
-
-
 def test_score_injection_when_harmful_request_wrapped_in_a_story_then_embedding_classifier_flags_it(minilm) -> None:
     assert not score_injection(WRAPPED_REQUEST).flagged
     result = score_injection(WRAPPED_REQUEST, vector=minilm([WRAPPED_REQUEST])[0])

@@ -31,6 +31,18 @@ async def test_generate_with_documents_sends_system_then_earlier_turns_as_sent_t
     assert out["sent"] == {"prompt": sent[-1].text, "sources": ["S1"], "window_start": 0, "window_note": ""}
 
 
+async def test_the_model_reads_an_at_mention_as_the_name_of_the_document_it_aims_at():
+    model = ScriptedChatModel()
+    question = "@policy what is the notice period?"
+    state = {"question": question, "intent": "rag", "documents": DOCS, "targeted_documents": ["Policy.pdf"]}
+    out = await generate(state, runtime(model))
+    assert model.calls[0][-1].text.endswith("Question: what is the notice period? (in Policy.pdf)")
+    assert "@policy" not in out["sent"]["prompt"]
+    unresolved = {"question": "@nosuch what is X?", "intent": "rag", "documents": DOCS}  # nothing aimed at: as typed
+    await generate(unresolved, runtime(model))
+    assert model.calls[1][-1].text.endswith("Question: @nosuch what is X?")
+
+
 async def test_passages_the_window_already_shows_are_not_sent_again():
     model = ScriptedChatModel()
     earlier = [
