@@ -131,6 +131,11 @@ def unfinished_record(
     )
 
 
+def _said_last(run: LiveRun) -> bool:
+    """The run has emitted its last event (done, error, stopped) and is only tidying up: not answering any more."""
+    return bool(run.events) and isinstance(run.events[-1], (DoneEvent, ErrorEvent, StoppedEvent))
+
+
 class TurnRunner:
     """Runs turns for the API."""
 
@@ -236,7 +241,7 @@ class TurnRunner:
             for run in await self.runlog.running()
             if run["replica"] != here
             or ((live := self.live.get(run["run_id"])) is None and run["run_id"] not in self.ended)  # starting
-            or (live is not None and not live.finished)
+            or (live is not None and not live.finished and not _said_last(live))
         ]
 
     def active(self, thread_id: str) -> LiveRun | None:

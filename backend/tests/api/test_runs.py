@@ -1,6 +1,7 @@
 """Runs live on the server: numbered events, replay and follow, re-attach after a disconnect, Stop, bad input."""
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -155,7 +156,7 @@ async def test_an_answer_stopped_after_the_search_keeps_the_steps_it_showed_with
     assert isinstance(seen[-1], StoppedEvent) and not any(isinstance(e, SourcesEvent) for e in seen)
     said = [e for e in seen if isinstance(e, StatusEvent)]
     found = next(e for e in said if e.node == "retriever" and e.phase == "end")
-    assert found.detail and found.detail.endswith("passages")
+    assert found.detail and re.search(r"\d+ passages?$", found.detail)
     assert stored["status"] == "stopped" and stored["sources"] == []
     assert [line.split(":")[0] for line in stored["steps"]] == [e.node for e in said if e.phase == "start"]
     assert f"retriever: {found.label} ({found.detail})" in stored["steps"]
