@@ -7,7 +7,7 @@ README, "OpenAI-compatible API"). `ragline` is Ragline's own addition to a respo
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from backend.contract.types import PublicSource
 
@@ -43,7 +43,7 @@ class StreamOptions(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    include_usage: bool | None = False
+    include_usage: StrictBool | None = False
 
 
 class ChatCompletionRequest(BaseModel):
@@ -53,14 +53,14 @@ class ChatCompletionRequest(BaseModel):
 
     model: str = Field(description="ragline, ragline-chat or ragline:<document name> (GET /v1/models).")
     messages: list[ChatMessage] = Field(description="The whole conversation; the last message is the question.")
-    stream: bool | None = False
+    stream: StrictBool | None = Field(False, description='true or false: a string such as "yes" is refused.')
     stream_options: StreamOptions | None = None
-    n: int | None = Field(None, description="Only 1.")
+    n: StrictInt | None = Field(None, description="Only 1.")
     tools: list[Any] | None = Field(None, description="Ignored: Ragline never calls a client's tools.")
     tool_choice: Any = Field(None, description="Only auto or none: required or a named function is refused.")
     functions: list[Any] | None = Field(None, description="Ignored, as tools.")
     function_call: Any = Field(None, description="Only auto or none, as tool_choice.")
-    logprobs: bool | None = Field(None, description="Not supported.")
+    logprobs: StrictBool | None = Field(None, description="Not supported.")
     metadata: dict[str, Any] | None = Field(None, description="`thread_id` continues that Ragline thread.")
 
 

@@ -1175,6 +1175,7 @@ export interface components {
             n?: number | null;
             /**
              * Stream
+             * @description true or false: a string such as "yes" is refused.
              * @default false
              */
             stream: boolean | null;

@@ -112,6 +112,18 @@ def refused_in_openai_shape(url: str, body: bytes) -> dict:
 
 
 @pytest.mark.parametrize(
+    ("field", "value"),
+    [("stream", '"yes"'), ("stream_options", '{"include_usage": "on"}'), ("n", '"1"'), ("logprobs", "1")],
+    ids=["stream yes", "include_usage on", "n as text", "logprobs 1"],
+)
+def test_a_flag_or_count_of_the_wrong_type_is_a_400_naming_it_not_taken_for_true(url, field, value):
+    """OpenAI refuses "stream": "yes"; lax parsing read it as true and streamed to a client expecting JSON."""
+    body = f'{{"model": "ragline", "{field}": {value}, "messages": [{{"role": "user", "content": "hi"}}]}}'
+    error = refused_in_openai_shape(url, body.encode())
+    assert error["param"].startswith(field) and "valid" in error["message"]
+
+
+@pytest.mark.parametrize(
     "body",
     [
         b'{"model": "ragline", "messages": [{"role": "user", "content": "hi \\ud800"}]}',
