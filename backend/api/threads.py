@@ -72,7 +72,8 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
     if row is None and run is not None:
         return ThreadDetail(thread_id=thread_id, title=title_from(run.question), messages=[], active_run=active)
     row = await _existing(services, thread_id, principal)
-    turns = await _visible_turns(services, thread_id, principal)
+    readable = await readable_documents(services, principal)
+    turns = await _visible_turns(services, thread_id, readable)
     if run is not None and any(turn["run_id"] == run.run_id for turn in turns):
         active = None  # stored with its final checkpoint, the run is only sending its last events: show it once
     messages: list[MessageOut] = []
@@ -94,24 +95,24 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
             )
         )
     values = (await services.graph.aget_state({"configurable": {"thread_id": thread_id}})).values
-    scope = await _carried_scope(services, principal, values)
+    scope = await _carried_scope(services, readable, values)
     return ThreadDetail(thread_id=thread_id, title=row["title"], messages=messages, active_run=active, scope=scope)
 
 
-async def _carried_scope(services: Services, principal: Principal, values: dict) -> list[str]:
-    """The documents a follow-up on the thread keeps searching, those the reader may still read."""
+async def _carried_scope(services: Services, readable: frozenset[str] | None, values: dict) -> list[str]:
+    """The documents a follow-up on the thread keeps searching, those the reader may still read (`readable`, from
+    readable_documents: None when the reader may read every document)."""
     scope = values.get("scope", [])
-    readable = await readable_documents(services, principal)
     if readable is not None and scope:
         mine = await readable_names(services, readable)
         scope = [name for name in scope if name in mine]
     return scope
 
 
-async def _visible_turns(services: Services, thread_id: str, principal: Principal) -> list[dict]:
-    """The thread's turns as the reader may see them now (`visible_turn`): a citation to a document they may no
-    longer read is withheld, and so is its name in an FAQ answer's sources, a step line or a route reason."""
-    readable = await readable_documents(services, principal)
+async def _visible_turns(services: Services, thread_id: str, readable: frozenset[str] | None) -> list[dict]:
+    """The thread's turns as the reader may see them now (`visible_turn`; `readable` from readable_documents): a
+    citation to a document they may no longer read is withheld, and so is its name in an FAQ answer's sources, a
+    step line or a route reason."""
     turns = await services.conversations.turns(thread_id)
     names = None if readable is None else await thread_names(services, readable, thread_id, turns)
     return [visible_turn(t, readable, names) for t in turns]
@@ -134,7 +135,7 @@ async def export_thread(
 ) -> JSONResponse | PlainTextResponse:
     """The whole thread with every turn's details, as JSON or Markdown."""
     row = await _existing(services, thread_id, principal)
-    turns = await _visible_turns(services, thread_id, principal)
+    turns = await _visible_turns(services, thread_id, await readable_documents(services, principal))
     if format == "markdown":
         return PlainTextResponse(thread_markdown(row, turns), media_type="text/markdown; charset=utf-8")
     return JSONResponse({**row, "turns": turns})
@@ -148,7 +149,7 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     entries = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
     readable = await readable_documents(services, principal)
     ledger = visible_sources(entries, readable)  # type: ignore[arg-type]
-    scope = await _carried_scope(services, principal, values)
+    scope = await _carried_scope(services, readable, values)
     return {
         "summary": values.get("summary", ""),
         "qa_index": values.get("qa_index", []),
