@@ -69,6 +69,10 @@ Question: {question}"""
 # repeated, which separated correct from false answers as well or better on the tune split, in 12 fewer tokens to
 # evaluate.
 ANSWERED = "Do the sources above state the answer to the question? Answer yes or no."
+# For a follow-up that asks about the last answer ("Are you sure?", "Explain more"), the question whose answer the
+# sources must state is the earlier one the follow-up stands for (the rewriter's standalone query): read with
+# ANSWERED, "Are you sure?" has no answer in any passage and a confirmed correct answer was replaced.
+ANSWERED_ABOUT = 'Do the sources above state the answer to the question "{question}"? Answer yes or no.'
 
 REWRITE = """Rewrite the follow-up question below as one standalone question that can be understood without the conversation above. Resolve pronouns and references using the conversation. Keep it short. Reply with the rewritten question only.
 
@@ -87,6 +91,12 @@ Earlier in this conversation (no longer shown below):
 EARLIER_QUESTIONS = "The user also asked: {questions}"
 
 SOURCES_ALREADY_GIVEN = """The sources given earlier in this conversation still apply; cite them by their markers.
+
+Question: {question}"""
+
+# A follow-up asking whether the last answer is right ("Are you sure?", memory/followup.py CONFIRM_RE): a bare
+# "Yes." states nothing a reader or the grounding check can verify.
+CHECK_LAST_ANSWER = """The sources given earlier in this conversation still apply. Check your last answer against them: copy the sentence of the sources that supports it, in quotes, with its marker, like "Servicing is due every 12 months." [S1], then say in one sentence whether your answer stands. If no source supports it, say so and correct it.
 
 Question: {question}"""
 

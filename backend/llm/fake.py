@@ -19,7 +19,14 @@ CITE_AFTER_TRIGGER = "(fake: cite after the full stop)"  # "… per night. [S1]"
 INVENTED_CLAIM = "The unit also holds 42 litres of R-410A refrigerant [S1]."
 # Asked whether the sources state the answer (the answerable check), the fake says yes unless the question has this.
 NOT_ANSWERED_TRIGGER = "The fake judge says no."  # plain words: the injection classifier flagged "(fake: …)"
-ANSWERED_QUESTION = "state the answer to the question? Answer yes or no."
+_ANSWERED_RE = re.compile(r"state the answer to the question( \"[^\"]*\")?\? Answer yes or no\.$")
+
+
+def asks_answered(text: str) -> bool:
+    """Whether a message is the answerable check's question (prompts.ANSWERED or ANSWERED_ABOUT)."""
+    return bool(_ANSWERED_RE.search(text))
+
+
 _ENTRY_RE = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
 _WORD_RE = re.compile(r"[a-z0-9]+")
 
@@ -40,7 +47,7 @@ def best_sentence(text: str, question: str) -> str:
 def scripted_reply(messages: list[BaseMessage]) -> str:
     """The fake's answer to a prompt, recognised by the markers in its last message."""
     last = messages[-1].text if messages else ""
-    if ANSWERED_QUESTION in last:
+    if asks_answered(last):
         return "No" if any(NOT_ANSWERED_TRIGGER in m.text for m in messages[:-1]) else "Yes"
     if "Follow-up question:" in last:
         return last.split("Follow-up question:", 1)[1].strip()

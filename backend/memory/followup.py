@@ -10,7 +10,14 @@ Decision = Literal["fresh", "reuse", "both"]
 CLARIFY_RE = re.compile(
     r"^\s*(are you (sure|certain)|really\??$|why\??$|how so\??$|explain( (more|further|that|it|this))?|"
     r"(can you |could you |please )?(elaborate|clarify|rephrase|simplify|say that again)|tell me more|"
-    r"what do you mean|in (simpler|other) words|more details?|go on|say more|is that (right|correct|true))",
+    r"what do you mean|in (simpler|other) words|more details?|go on|say more|is that (right|correct|true)|"
+    r"((can|could) you )?double[- ]?check|how do you know)",
+    re.IGNORECASE,
+)
+# Asks whether the last answer is right: answered by checking it against its sources, not by a bare "Yes."
+CONFIRM_RE = re.compile(
+    r"^\s*((are|r) (you|u) (sure|certain)|really\??\s*$|is (that|this|it) (really )?(right|correct|true|so)|"
+    r"(can|could) you (double[- ]?)?check|double[- ]?check|how do you know)",
     re.IGNORECASE,
 )
 REFERENCE_RE = re.compile(

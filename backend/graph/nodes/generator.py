@@ -15,6 +15,7 @@ from backend.graph.deps import GraphDeps
 from backend.graph.history import prefix, shown_ids, window
 from backend.graph.model import chat_model
 from backend.graph.prompts import (
+    CHECK_LAST_ANSWER,
     CONVERSATION_INDEX,
     KNOWLEDGE_BASE,
     NO_DOCUMENTS,
@@ -24,7 +25,7 @@ from backend.graph.prompts import (
 )
 from backend.graph.report import report
 from backend.graph.state import ChatState, SentPrompt
-from backend.memory.followup import PAST_CONVERSATION_RE
+from backend.memory.followup import CONFIRM_RE, PAST_CONVERSATION_RE
 from backend.memory.tools import MAX_TOOL_ROUNDS, ToolFindings, make_tools
 from backend.settings import Settings
 
@@ -85,7 +86,8 @@ def user_message(state: ChatState, settings: Settings, context: str = "") -> tup
     if new:
         return notes + KNOWLEDGE_BASE.format(sources=format_sources(new), question=question), [d["id"] for d in new]
     if docs:
-        return notes + SOURCES_ALREADY_GIVEN.format(question=question), []
+        given = CHECK_LAST_ANSWER if CONFIRM_RE.search(question) else SOURCES_ALREADY_GIVEN
+        return notes + given.format(question=question), []
     return notes + NO_DOCUMENTS.format(question=question), []
 
 

@@ -26,7 +26,7 @@ from backend.contract.types import AnswerableCheck
 from backend.graph.deps import GraphDeps
 from backend.graph.history import prefix
 from backend.graph.model import chat_model
-from backend.graph.prompts import ANSWERED
+from backend.graph.prompts import ANSWERED, ANSWERED_ABOUT
 from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
@@ -54,6 +54,16 @@ def threshold(deps: GraphDeps) -> float | None:
     return CALIBRATED_MIN_YES.get(deps.model_name)
 
 
+def verdict_question(state: ChatState) -> str:
+    """ANSWERED; for a clarification of the last answer, which reuses its sources, ANSWERED_ABOUT the question it
+    stands for."""
+    reused = (state.get("context_decision") or {}).get("decision") == "reuse"
+    standalone = state.get("rewritten_query") or ""
+    if reused and (state.get("followup") or {}).get("kind") == "clarification" and standalone:
+        return ANSWERED_ABOUT.format(question=standalone)
+    return ANSWERED
+
+
 async def validate_answerable(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """The model's verdict on whether the passages answer the question, when there is a documents answer."""
     deps, sent = runtime.context, state.get("sent")
@@ -63,7 +73,7 @@ async def validate_answerable(state: ChatState, runtime: Runtime[GraphDeps]) -> 
         return {}
     if (min_yes := threshold(deps)) is None:
         return report(runtime, NODE, detail=f"skipped: no threshold for {deps.model_name}; set RAG_ANSWERABLE_MIN_YES")
-    question = HumanMessage(ANSWERED)
+    question = HumanMessage(verdict_question(state))
     messages = [*prefix(state, deps.settings), HumanMessage(sent["prompt"]), question]
     started = time.perf_counter()
     try:

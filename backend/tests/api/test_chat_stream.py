@@ -2,7 +2,7 @@ import uuid
 
 import httpx
 
-from backend.llm.fake import ANSWERED_QUESTION
+from backend.llm.fake import asks_answered
 from bench.lib.sse import parse_sse
 
 CHECKS_IN = ["guardrail_input", "triage_relevance", "triage_faq", "triage_intent"]
@@ -93,7 +93,7 @@ async def test_stream_mention_targets_one_document_and_labels_search(client):
 
 async def test_follow_up_prompt_starts_with_the_first_turns_prompt_and_answer_byte_for_byte(client, app):
     model = app.state.services.deps.chat_model
-    answers = lambda: [c for c in model.calls if ANSWERED_QUESTION not in c[-1].text]  # noqa: E731 (not the verdicts)
+    answers = lambda: [c for c in model.calls if not asks_answered(c[-1].text)]  # noqa: E731 (not the verdicts)
     _, first = await stream(client, message="What is the notice period?", mode="rag")
     thread_id = first[0][1]["thread_id"]
     first_prompt = [m.text for m in answers()[-1]]

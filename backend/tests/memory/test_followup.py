@@ -19,6 +19,8 @@ def test_first_question_is_never_a_follow_up():
         "Tell me more",
         "Is that right?",
         "why?",
+        "Can you double-check that?",
+        "How do you know?",
     ],
 )
 def test_clarifications(question):

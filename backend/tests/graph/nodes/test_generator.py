@@ -58,6 +58,26 @@ async def test_passages_the_window_already_shows_are_not_sent_again():
     out = await generate(state, runtime(model))
     last = model.calls[0][-1].text
     assert "<knowledge_base>" not in last and "sources given earlier" in last and out["sent"]["sources"] == []
+    assert "Check your last answer" not in last
+
+
+async def test_are_you_sure_asks_the_model_to_quote_the_supporting_passage_not_to_say_yes():
+    """Tester: "Are you sure?" got a bare "Yes." that states nothing a reader (or the grounding check) can verify."""
+    model = ScriptedChatModel()
+    earlier = [
+        {
+            "question": "q",
+            "prompt": "<knowledge_base>\n[S1] Policy.pdf\nThe notice period is 30 days.\n"
+            "</knowledge_base>\n\nQuestion: q",
+            "answer": "30 days [S1].",
+            "sources": ["S1"],
+        }
+    ]
+    for question in ["Are you sure?", "Is that right?", "Can you double-check?", "really?"]:
+        state = {"question": question, "intent": "rag", "documents": DOCS, "transcript": earlier}
+        out = await generate(state, runtime(model))
+        assert "Check your last answer against them: copy the sentence" in out["sent"]["prompt"], question
+        assert out["sent"]["prompt"].endswith(f"Question: {question}")
 
 
 async def test_generate_when_rag_without_documents_then_says_not_found():

@@ -6,8 +6,8 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from backend.graph.nodes.generator import generate
 from backend.graph.nodes.validate_answerable import validate_answerable
 from backend.graph.nodes.validate_sources import validate_sources
-from backend.graph.prompts import ANSWERED
-from backend.llm.fake import ANSWERED_QUESTION, ScriptedChatModel
+from backend.graph.prompts import ANSWERED, ANSWERED_ABOUT
+from backend.llm.fake import ScriptedChatModel, asks_answered
 from backend.tests.fakes import applied, runtime, source, turn_state
 
 PASSAGE = "Passwords must be at least 14 characters long. Passwords must never be shared."
@@ -22,7 +22,7 @@ class Judging(ScriptedChatModel):
     verdict: str = "No"
 
     def reply(self, messages: list[BaseMessage]) -> str:
-        return self.verdict if ANSWERED_QUESTION in messages[-1].text else self.answer
+        return self.verdict if asks_answered(messages[-1].text) else self.answer
 
 
 def rag_state(question: str) -> dict:
@@ -61,6 +61,25 @@ async def test_the_verdict_is_asked_in_place_of_the_answer_after_the_generators_
     answer_prompt, verdict_prompt = model.calls
     assert verdict_prompt[:-1] == answer_prompt  # the prompt the slot's KV cache holds: only the question is new
     assert verdict_prompt[-1] == HumanMessage(ANSWERED.format(question="How long must passwords be?"))
+
+
+async def test_a_clarification_is_judged_on_the_question_it_stands_for_not_on_are_you_sure():
+    """Real 1.5B, before: "Are you sure?" after a correct hotel-limit answer got the not-found reply, since no passage
+    states the answer to "Are you sure?"; the verdict now asks about the standalone question the follow-up reuses."""
+    model = Judging(verdict="Yes", answer="Yes: passwords must be at least 14 characters long [S1].")
+    rt = runtime(model)
+    state = rag_state("Are you sure?") | {
+        "followup": {"is_followup": True, "kind": "clarification", "confidence": 0.9, "reason": "confirm"},
+        "context_decision": {"decision": "reuse", "reason": "clarification"},
+        "rewritten_query": "How long must passwords be?",
+    }
+    for node in (generate, validate_answerable, validate_sources):
+        state = applied(state, await node(state, rt))
+    assert model.calls[-1][-1] == HumanMessage(ANSWERED_ABOUT.format(question="How long must passwords be?"))
+    assert state["answer"].startswith("Yes: passwords") and state["validation"]["answerable"]["answered"] is True
+    fresh = rag_state("How long must passwords be?") | {"context_decision": {"decision": "fresh", "reason": "new"}}
+    await validate_answerable(applied(fresh, await generate(fresh, rt)), rt)
+    assert model.calls[-1][-1] == HumanMessage(ANSWERED)  # a new question: the calibrated verdict, as before
 
 
 async def test_with_the_check_off_the_model_is_not_asked_and_the_answer_stays():
