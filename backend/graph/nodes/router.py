@@ -28,6 +28,15 @@ RAG_RE = re.compile(
     r"|find|search|cite|source|sources)\b",
     re.IGNORECASE,
 )
+# Asks about the team's own affairs, which a model cannot know from its training: sent to the documents path, where
+# an answer no passage supports is said to be not from the documents (validate_sources). In chat the 1.5B model
+# invented "The codename of the secret project is Project X" and "The company was founded in 1990" (tester).
+TEAM_RE = re.compile(
+    r"\b(our|ours|we|us|the (company|team|firm|organi[sz]ation|office|department|board|ceo|management)|"
+    r"(secret|internal|confidential) \w+|code ?name|colleagues?|employees?|staff|contractors?|my (manager|boss)|"
+    r"polic(y|ies)|handbook|procedures?|guidelines?)\b",
+    re.IGNORECASE,
+)
 
 
 def detect_followup(state: ChatState, turns: int) -> FollowUp:
@@ -63,6 +72,8 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
         return _decide("chat", "greeting or creative request")
     if RAG_RE.search(question):
         return _decide("rag", "asks about documents")
+    if team := TEAM_RE.search(question):
+        return _decide("rag", f"asks about the team's own affairs (“{team.group(0)}”)")
     return await _probe(question, runtime)
 
 

@@ -57,6 +57,24 @@ async def test_route_when_document_keywords_then_rag_without_probe():
     assert retriever.probes == 0
 
 
+async def test_a_question_about_the_teams_own_affairs_goes_to_the_documents_not_to_a_chat_that_invents():
+    """Tester, auto mode, 1.5B: "What is the codename of the secret project?" was judged chat (distance 0.77) and
+    answered "Project X"; "When was the company founded?" got "1990". The documents path says the answer is not
+    from the documents instead."""
+    retriever, model = FakeRetriever(), ScriptedChatModel()
+    for q in (
+        "What is the codename of the secret project?",
+        "When was the company founded?",
+        "What is our dress code?",
+    ):
+        out = await route({"question": q, "mode": "auto"}, runtime(chat_model=model, retriever=retriever))
+        assert out["intent"] == "rag" and "team's own affairs" in out["route_reason"], q
+    assert retriever.probes == 0 and model.calls == []
+    for q in ("What is the capital of France?", "How do I reverse a list in Python?"):  # general: the probe decides
+        await route({"question": q, "mode": "auto"}, runtime(chat_model=model, retriever=retriever))
+    assert retriever.probes == 2
+
+
 async def test_route_when_ambiguous_then_vector_probe_decides():
     near = await route({"question": "notice period", "mode": "auto"}, runtime(retriever=FakeRetriever(distance=0.3)))
     far = await route({"question": "notice period", "mode": "auto"}, runtime(retriever=FakeRetriever(distance=1.3)))
