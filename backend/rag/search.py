@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex
+from backend.rag.mentions import named_documents
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.relevance import above_floor, chunk_similarities
@@ -112,6 +113,7 @@ class HybridRetriever:
             return SearchResult([], timings)
         plan = [(q, scope) for q in dict.fromkeys([query, *(variants or [])])]
         plan += [(query, [d]) for d in scope] if scope and len(scope) > 1 else []
+        plan += [(query, [d]) for d in self._named(query)] if not documents else []
         lists: list[list[Key]] = []
         similarity: dict[Key, float] = {}
         relevant = bool(scope)  # an explicitly targeted search is always answered from its documents
@@ -143,6 +145,13 @@ class HybridRetriever:
         chosen = trim(passages, k, budget or self.config.token_budget)
         timings["total"] = round(sum(timings.values()), 2)
         return SearchResult([to_source(i, p) for i, p in enumerate(chosen, start=1)], timings)
+
+    def _named(self, query: str) -> list[str]:
+        """Ids of the documents a question names in plain words, when it names two or more ("compare the travel
+        policy and the handbook"): each is searched on its own as well, as for @mentions, so that one does not
+        crowd the other out of the passages. A search stays over every document; one name alone changes nothing."""
+        named = named_documents(query, [d.name for d in self.searchable()])
+        return (self._scope(named) or []) if len(named) > 1 else []
 
     def _scope(self, documents: list[str]) -> list[str] | None:
         """Ids of the named searchable documents (case-insensitive), or None when none of them exists."""

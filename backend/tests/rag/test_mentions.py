@@ -1,4 +1,4 @@
-from backend.rag.mentions import resolve, resolve_one
+from backend.rag.mentions import named_documents, resolve, resolve_one
 
 NAMES = ["Policy.pdf", "Annual Report 2024.docx", "employee-handbook.md", "it-security-policy.md", "faq.md"]
 
@@ -28,3 +28,24 @@ def test_resolve_reports_ambiguous_candidates_and_unknown_names():
 def test_resolve_paths_are_just_unknown_names():
     result = resolve(["../../etc/passwd", "/etc/passwd"], NAMES)
     assert result.documents == [] and result.unknown == ["../../etc/passwd", "/etc/passwd"]
+
+
+SAMPLES = ["employee-handbook.md", "it-security-policy.md", "office-guide.html", "travel-policy.pdf", "faq.md",
+           "zephyr-9-quick-start.pdf", "zephyr-9-service-manual.md"]  # fmt: skip
+
+
+def test_documents_named_in_plain_words_by_whole_name_or_an_end_no_other_name_shares():
+    assert named_documents("Do the handbook and the travel policy cover remote work?", SAMPLES) == [
+        "employee-handbook.md",
+        "travel-policy.pdf",
+    ]
+    assert named_documents("Compare the IT security policy with the FAQ", SAMPLES) == [
+        "it-security-policy.md",
+        "faq.md",
+    ]
+    assert named_documents("what does the policy say?", SAMPLES) == []  # two policies: no name
+    assert named_documents("How do I do a manual reset?", SAMPLES) == []  # one word of a name, not after "the"
+    assert named_documents("the quick start guide or the service manual?", SAMPLES) == [
+        "zephyr-9-quick-start.pdf",
+        "zephyr-9-service-manual.md",
+    ]  # "guide" ends office-guide's name but follows "start", not a determiner

@@ -59,6 +59,29 @@ def test_bm25_and_vector_agree_on_exact_terms_and_hybrid_keeps_them_first(kb):
         assert kb.retriever.run("automated 1989", 1).sources[0]["chunk"] == 3, fusion
 
 
+VISITS = [
+    ("Visits", "Boat trips to the lighthouse leave the harbour on Saturdays in summer."),
+    ("Tours", "Guided tours of the lighthouse tower run every hour from 10 am."),
+    ("Opening", "The lighthouse museum is open to visitors from April to October."),
+    ("Tickets", "Visitors buy lighthouse tickets at the harbour kiosk."),
+    ("Groups", "School groups may visit the lighthouse on weekdays by appointment."),
+]
+SHOP = b"# Bread\n\nThe bakery bakes rye bread every morning.\n\n# Shop\n\nCustomers are welcome from 7 am until noon."
+
+
+def test_a_question_naming_two_documents_gets_passages_from_both_not_only_the_one_with_more_matches(tmp_path, engine):
+    """Tester: a question naming two documents was answered from one. Five lighthouse passages about visits used to
+    fill the three places; the bakery is now searched on its own as well, as with two @mentions."""
+    with open_kb(fake_settings(tmp_path, **engine)) as kb:
+        kb.ingestor.ingest("lighthouse.md", "\n\n".join(f"# {h}\n\n{t}" for h, t in VISITS).encode())
+        kb.ingestor.ingest("bakery.md", SHOP)
+        kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000)
+        named = kb.retriever.run("When can visitors come to the lighthouse and the bakery?", 3).sources
+        one = kb.retriever.run("When can visitors come to the lighthouse?", 3).sources
+    assert {s["document"] for s in named} == {"lighthouse.md", "bakery.md"}
+    assert {s["document"] for s in one} == {"lighthouse.md"}  # one name alone: the search is as before
+
+
 def test_unrelated_question_gets_no_sources_at_default_distance(kb):
     assert kb.retriever.run("What is the capital of Mongolia?", 4).sources == []
 
