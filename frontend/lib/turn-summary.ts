@@ -55,13 +55,14 @@ function cutPhrase(cut: "stopped" | "interrupted", steps: StatusStep[]): string 
  */
 export function sourcesPhrase({ sources, steps, triage, cut }: EndedTurn): string {
   const list = sources ?? [];
+  const faq = triage?.faq;
+  // an FAQ answer cites its documents' passages too: it still says where the answer came from
+  if (faq) return faq.sources.length ? `Answered from the FAQ · ${faq.sources.join(", ")}` : "Answered from the FAQ";
   if (list.length > 0) {
     const documents = new Set(list.map((s) => s.document)).size;
     return `${plural(list.length, "passage", "passages")} from ${plural(documents, "document", "documents")}`;
   }
   if (cut) return cutPhrase(cut, steps);
-  const faq = triage?.faq;
-  if (faq) return faq.sources.length ? `Answered from the FAQ · ${faq.sources.join(", ")}` : "Answered from the FAQ";
   return "No documents used";
 }
 

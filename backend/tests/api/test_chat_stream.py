@@ -80,6 +80,14 @@ async def test_faq_question_is_answered_from_the_faq_in_auto_mode_only(client, a
     assert faq[-1][1]["triage"]["route"] == "faq" and "240 euros" in faq[-1][1]["answer"]
     assert faq[-1][1]["triage"]["faq"]["sources"] == ["zephyr-9-service-manual.md"]
     assert model.calls == []
+    # the answer cites the manual's passage that states it, which opens in one click (tester: it had none)
+    assert faq[-1][1]["answer"].endswith("[S1]")
+    cited = faq[-2][1]["sources"]
+    assert faq[-2][0] == "sources" and [(s["id"], s["document"], s.get("cited", True)) for s in cited] == [
+        ("S1", "zephyr-9-service-manual.md", True)
+    ]
+    text = (await client.get(f"/api/documents/{cited[0]['doc_id']}/text")).json()["text"]
+    assert "240 euros" in text[cited[0]["start"] : cited[0]["end"]]
     _, documents = await stream(client, message="How much does a Zephyr-9 service cost?", mode="rag")
     assert documents[-1][1]["triage"]["route"] == "" and model.calls
 

@@ -127,7 +127,7 @@ test("a message over the server's limit is refused in the box, before it is sent
   expect(page.url()).not.toContain("thread=");
 });
 
-test("an answer from the FAQ says so and names the FAQ entry's documents, at once and after a reload", async ({
+test("an answer from the FAQ says so, names the FAQ entry's documents and opens its passage, at once and after a reload", async ({
   chat,
   page,
 }) => {
@@ -137,6 +137,11 @@ test("an answer from the FAQ says so and names the FAQ entry's documents, at onc
   await expect(answer.text).toContainText("2 months");
   await expect(answer.summaryText).toHaveText(/^▸\s*Answered from the FAQ · employee-handbook\.md · \d+(\.\d)? s$/);
   await expect(answer.summaryText).not.toContainText("No documents used");
+  // its citation opens the handbook at the passage that states it (tester: an FAQ answer had nothing to open)
+  await answer.citation("S1").click();
+  await expect(chat.viewer).toContainText("employee-handbook.md");
+  await expect(chat.viewerSupport.first()).toContainText("2 weeks");
+  await chat.screenshot("faq-citation-opens-passage");
 
   await page.reload();
   const reloaded = chat.lastAnswer();

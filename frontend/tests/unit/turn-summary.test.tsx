@@ -72,6 +72,11 @@ describe("the summary of an ended turn", () => {
     );
     expect(sourcesPhrase({ steps, triage: faq(["a.md", "b.pdf"]) })).toBe("Answered from the FAQ · a.md, b.pdf");
     expect(sourcesPhrase({ steps, triage: faq([]) })).toBe("Answered from the FAQ");
+    // it cites the passage of its document that states it, and still says it came from the FAQ
+    const cited = [source("S1", "employee-handbook.md")];
+    expect(sourcesPhrase({ sources: cited, steps, triage: faq(["employee-handbook.md"]) })).toBe(
+      "Answered from the FAQ · employee-handbook.md",
+    );
     const smallTalk = { route: "greeting", skip_llm: true, early_response: "Hi!", triage_log: [] };
     expect(sourcesPhrase({ steps: [], triage: smallTalk })).toBe("No documents used");
   });

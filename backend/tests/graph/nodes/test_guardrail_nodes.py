@@ -79,6 +79,19 @@ async def test_triage_faq_answers_confident_match_in_auto_mode_only():
     rt.context.faq = FAQ
     out = await run(triage_faq, fresh("How many days of annual leave do I get?"), rt)
     assert out["answer"] == "28 days." and out["triage"]["faq"]["sources"] == ["employee-handbook.md"]
+    assert out["documents"] == [] and out["answer"] == "28 days."  # no handbook in this knowledge base: no citation
+
+
+async def test_triage_faq_cites_the_passage_of_each_faq_document_closest_to_its_answer_numbered_by_the_ledger():
+    opening = source("S1", "employee-handbook.md", "Employee Handbook")  # an opening has no relevance
+    leave = {**source("S2", "employee-handbook.md", "Employees get 28 days of annual leave."), "relevance": 0.8}
+    rt = runtime(retriever=FakeRetriever(hits=[opening, leave]))
+    rt.context.faq = FAQ
+    ledger = {f"S{n}": {"key": f"earlier {n}"} for n in (1, 2, 3)}  # three passages cited earlier in the thread
+    out = await run(triage_faq, {**fresh("How many days of annual leave do I get?"), "ledger": ledger}, rt)
+    assert out["answer"] == "28 days. [S4]" and out["triage"]["early_response"] == out["answer"]
+    assert [(d["id"], d["text"]) for d in out["documents"]] == [("S4", leave["text"])] and out["fresh_ids"] == ["S4"]
+    assert rt.context.retriever.searches[-1] == ("28 days.", 3, ["employee-handbook.md"])
     assert (await run(triage_faq, fresh("How many days of annual leave do I get?", "rag"), rt))["triage"][
         "skip_llm"
     ] is False
