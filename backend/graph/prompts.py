@@ -95,10 +95,15 @@ SOURCES_ALREADY_GIVEN = """The sources given earlier in this conversation still 
 Question: {question}"""
 
 # A follow-up asking whether the last answer is right ("Are you sure?", memory/followup.py CONFIRM_RE): a bare
-# "Yes." states nothing a reader or the grounding check can verify.
-CHECK_LAST_ANSWER = """The sources given earlier in this conversation still apply. Check your last answer against them: copy the sentence of the sources that supports it, in quotes, with its marker, like "Servicing is due every 12 months." [S1], then say in one sentence whether your answer stands. If no source supports it, say so and correct it.
+# "Yes." states nothing a reader or the grounding check can verify. The rule follows the passages, whether the
+# window shows them already (CHECK_LAST_ANSWER) or this message does (after an FAQ answer, which showed none).
+# No example sentence: after an FAQ answer the 1.5B model answered with the example itself ("Servicing is due every
+# 12 months. [S1]" to a warranty question).
+CHECK_RULE = """Check your last answer against the sources: quote the sentence of the sources that supports it, followed by its marker, then say in one sentence whether your answer stands. If no source supports it, say so and correct it."""
 
-Question: {question}"""
+CHECK_LAST_ANSWER = (
+    "The sources given earlier in this conversation still apply. " + CHECK_RULE + "\n\nQuestion: {question}"
+)
 
 CONVERSATION_INDEX = """<conversation_index>
 {lines}

@@ -16,6 +16,7 @@ from backend.graph.history import prefix, shown_ids, window
 from backend.graph.model import chat_model
 from backend.graph.prompts import (
     CHECK_LAST_ANSWER,
+    CHECK_RULE,
     CONVERSATION_INDEX,
     KNOWLEDGE_BASE,
     NO_DOCUMENTS,
@@ -81,12 +82,13 @@ def user_message(state: ChatState, settings: Settings, context: str = "") -> tup
     notes = about_asker(state, settings, context) + conversation_index(state)
     if state.get("intent") != "rag":
         return notes + question, []
-    shown = shown_ids(state, settings)
+    shown, confirm = shown_ids(state, settings), bool(CONFIRM_RE.search(question))
     new = [d for d in docs if d["id"] not in shown]
     if new:
-        return notes + KNOWLEDGE_BASE.format(sources=format_sources(new), question=question), [d["id"] for d in new]
+        body = KNOWLEDGE_BASE.format(sources=format_sources(new), question=question)
+        return notes + body + (f"\n{CHECK_RULE}" if confirm else ""), [d["id"] for d in new]
     if docs:
-        given = CHECK_LAST_ANSWER if CONFIRM_RE.search(question) else SOURCES_ALREADY_GIVEN
+        given = CHECK_LAST_ANSWER if confirm else SOURCES_ALREADY_GIVEN
         return notes + given.format(question=question), []
     return notes + NO_DOCUMENTS.format(question=question), []
 

@@ -4,7 +4,8 @@ The answer cites the passage of each of the entry's documents that states it (th
 so a reader opens it in one click as for a model's answer, and the citation ledger numbers it for follow-ups.
 
 Contract: reads `question`, `mode`, `triage`, `ledger`; on a match writes `answer` (the entry's, with the markers
-of its passages), `documents` and `fresh_ids` (those passages) and `triage` {route "faq", skip_llm,
+of its passages), `documents` and `fresh_ids` (those passages), `intent` "rag" and `route_reason` when it found
+any, and `triage` {route "faq", skip_llm,
 early_response, faq: {id, matched, score, sources}}.
 """
 
@@ -40,6 +41,8 @@ async def triage_faq(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     answer = f"{match.entry.answer} {markers}" if markers else match.entry.answer
     out = short_circuit(NODE, "faq", answer, f"ANSWERED ({match.entry.id})")
     out |= {"documents": passages, "fresh_ids": [p["id"] for p in passages]}
+    if passages:  # an answer from the documents: a follow-up ("Are you sure?") goes on from its passages
+        out |= {"intent": "rag", "route_reason": f"answered from the FAQ ({match.entry.id})"}
     out["triage"]["faq"] = {
         "id": match.entry.id,
         "matched": match.question,

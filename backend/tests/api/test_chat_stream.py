@@ -92,6 +92,21 @@ async def test_faq_question_is_answered_from_the_faq_in_auto_mode_only(client, a
     assert documents[-1][1]["triage"]["route"] == "" and model.calls
 
 
+async def test_are_you_sure_after_an_faq_answer_checks_it_against_the_faq_passage_not_in_chat(client, app):
+    """Tester, 1.5B: after the FAQ's warranty answer, "Are you sure?" went to chat and got "Yes, I am sure. The
+    warranty details are clearly stated in the <knowledge_base> block." Now it goes on from the FAQ's passage."""
+    model = app.state.services.deps.chat_model
+    _, faq = await stream(client, message="How much does a Zephyr-9 service cost?")
+    assert faq[-1][1]["triage"]["route"] == "faq" and faq[-1][1]["intent"] == "rag"
+    model.calls.clear()
+    _, sure = await stream(client, message="Are you sure?", thread_id=faq[0][1]["thread_id"])
+    done = sure[-1][1]
+    assert done["intent"] == "rag" and "follow-up" in done["route_reason"]
+    asked = [c for c in model.calls if not asks_answered(c[-1].text)][0][-1].text
+    assert "240 euros" in asked and "Check your last answer against the sources" in asked
+    assert "<knowledge_base>\n[S1] zephyr-9-service-manual.md" in asked  # the FAQ's passage, by its ledger id
+
+
 async def test_stream_mention_targets_one_document_and_labels_search(client):
     _, events = await stream(client, message="@it-security-policy what about passwords?")
     labels = [d["label"] for n, d in events if n == "status" and d["node"] == "retriever" and d["phase"] != "end"]

@@ -76,7 +76,7 @@ async def test_are_you_sure_asks_the_model_to_quote_the_supporting_passage_not_t
     for question in ["Are you sure?", "Is that right?", "Can you double-check?", "really?"]:
         state = {"question": question, "intent": "rag", "documents": DOCS, "transcript": earlier}
         out = await generate(state, runtime(model))
-        assert "Check your last answer against them: copy the sentence" in out["sent"]["prompt"], question
+        assert "Check your last answer against the sources: quote the sentence" in out["sent"]["prompt"], question
         assert out["sent"]["prompt"].endswith(f"Question: {question}")
 
 
