@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass, field
 
 from backend.guardrails.pii import apply_redactions, find_pii, known_pii, pii_key
+from backend.guardrails.repair import strip_markup
 
 LEAK_NGRAM = 8  # words: an answer repeating this many consecutive system-prompt words leaks it
 LEAK_FALLBACK = "Sorry, I can't share how I am configured. Please ask a question about your documents."
@@ -31,7 +32,8 @@ class OutputVerdict:
 
 
 def check_output(answer: str, sources_text: str, question: str, system_prompt: str) -> OutputVerdict:
-    """Replace a leaked system prompt; redact new PII; remove URLs absent from the sources and the question."""
+    """Replace a leaked system prompt; redact new PII; remove URLs absent from the sources and the question; read
+    the prompt's markup tags as "the documents"."""
     if leaks_system_prompt(answer, system_prompt, sources_text):
         return OutputVerdict(False, ["system_prompt_leak"], LEAK_FALLBACK, answer)
     issues: list[str] = []
@@ -41,6 +43,11 @@ def check_output(answer: str, sources_text: str, question: str, system_prompt: s
     issues += sorted({f"pii:{m.type.lower()}" for m in new_pii})
     text, dropped = remove_unknown_urls(text, question + "\n" + sources_text)
     issues += [f"unknown_url:{url}" for url in dropped]
+    known = question + "\n" + sources_text  # tags quoted from these are the reader's own words, not markup
+    if (plain := strip_markup(text)) != text and strip_markup(known) == known:
+        # the prompt's tags, which the reader never saw, in any answer (a chat one too: "Yes, I am sure. The
+        # warranty details are clearly stated in the <knowledge_base> block.")
+        text, issues = plain, [*issues, "prompt_markup"]
     removed = [f"[{m.type}]" for m in new_pii] + dropped
     return OutputVerdict(not issues, issues, text, answer, removed)
 

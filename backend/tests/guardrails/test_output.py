@@ -57,3 +57,14 @@ def test_check_output_when_urls_unknown_then_removed_and_known_kept() -> None:
         "unknown_url:www.shoplux.com/x",
         "unknown_url:freegame.com",
     ]
+
+
+def test_the_prompts_markup_in_any_answer_reads_as_the_documents_unless_the_asker_wrote_it() -> None:
+    """Tester, 1.5B, a chat answer (validate_sources, which strips it from documents answers, never ran):
+    "Yes, I am sure. The warranty details are clearly stated in the <knowledge_base> block." """
+    said = "Yes, I am sure. The warranty details are clearly stated in the <knowledge_base> block."
+    verdict = check_output(said, "", "Are you sure?", "system prompt")
+    assert verdict.text == "Yes, I am sure. The warranty details are clearly stated in the documents."
+    assert verdict.issues == ["prompt_markup"] and verdict.original_text == said
+    quoted = check_output("Wrap it in <knowledge_base> tags.", "", "What does <knowledge_base> do?", "system prompt")
+    assert quoted.safe and quoted.text == "Wrap it in <knowledge_base> tags."
