@@ -34,7 +34,7 @@ import yaml
 from fastapi import FastAPI
 
 from backend.contract.citations import cited_ids
-from backend.guardrails.grounding import NOT_FOUND_RE
+from backend.guardrails.grounding import says_not_found
 from backend.main import create_app
 from backend.rag.knowledge import ingest_paths
 from backend.settings import Settings
@@ -133,7 +133,7 @@ def contains(text: str, gold: str) -> bool:
 
 def abstains(answer: str) -> bool:
     """The answer says the documents do not contain it (the not-found reply or the model's own words)."""
-    return bool(NOT_FOUND_RE.search(answer)) or "could not find" in answer.lower()
+    return says_not_found(answer) or "could not find" in answer.lower()
 
 
 def score(record: Record, text: str) -> dict:

@@ -23,14 +23,34 @@ _CODE = re.compile(
     r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b|\b[A-Z]+\d+[A-Z]*\b"
 )
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<!-)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b(?!-)")
+# Says the documents do not hold the answer. The phrases in NOT_FOUND_RE say so whatever their subject; those in
+# NOT_FOUND_WEAK_RE say it only of the documents ("the documents do not cover it"), and of anything else state a fact
+# ("The warranty does not cover damage caused by power surges [S1]", "Breakfast is not included"), which a tester
+# saw read as the model finding nothing: a correct answer replaced by the not-found reply.
 NOT_FOUND_RE = re.compile(
-    r"\b(not (mentioned|specified|stated|provided|included|covered|found|listed|described|available|given)"
-    r"|no (information|mention|details?|data)|(does|do|did)( not|n't) (say|mention|specify|state|contain|provide"
-    r"|include|cover|describe|list)|not in the (provided )?(documents?|knowledge base|sources?|context|passages?)"
-    r"|(can ?not|could ?n[o']t|unable to) (find|locate|determine)|(is|are) not (addressed|covered)"
+    r"\b(not (mentioned|specified|stated|found|described)"
+    r"|no (information|mention|details?|data)|(does|do|did)( not|n't) (say|mention|specify|state|describe)"
+    r"|not in the (provided )?(documents?|knowledge base|sources?|context|passages?)"
+    r"|(can ?not|could ?n[o']t|unable to) (find|locate|determine)"
     r"|no documents? (in the knowledge base )?match(ed|es)?)\b",
     re.IGNORECASE,
 )
+NOT_FOUND_WEAK_RE = re.compile(
+    r"\b(not (provided|included|covered|listed|available|given|addressed)"
+    r"|(does|do|did)( not|n't) (contain|provide|include|cover|list|address))\b",
+    re.IGNORECASE,
+)
+ABOUT_THE_DOCUMENTS_RE = re.compile(
+    r"\b(documents?|sources?|passages?|context|knowledge base|information|(provided|given) text|excerpts?)\b",
+    re.IGNORECASE,
+)
+
+
+def says_not_found(text: str) -> bool:
+    """Whether the text says the documents do not hold the answer (not a negative fact from them)."""
+    if NOT_FOUND_RE.search(text):
+        return True
+    return bool(NOT_FOUND_WEAK_RE.search(text) and ABOUT_THE_DOCUMENTS_RE.search(text))
 
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+|\*\*|__")
@@ -149,7 +169,7 @@ def with_context(sentence: str, question: str) -> str:
 
 def claim_kind(sentence: str) -> tuple[bool, bool]:
     """(is a claim, says nothing was found): a not-found statement is never a claim."""
-    not_found = NOT_FOUND_RE.search(sentence) is not None
+    not_found = says_not_found(sentence)
     stated = len(content_words(sentence)) >= 3 or bool(facts(sentence))  # "F7 [S1]." states a code
     return stated and not not_found, not_found
 

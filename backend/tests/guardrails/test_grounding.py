@@ -1,8 +1,9 @@
 """Grounding: each claim against every passage; exact facts; not-found statements are not claims."""
 
 import numpy as np
+import pytest
 
-from backend.guardrails.grounding import answer_spans, check_grounding, facts, figures
+from backend.guardrails.grounding import answer_spans, check_grounding, claim_kind, facts, figures, says_not_found
 
 SOURCES = {
     "S1": "The notice period for permanent employees is 2 months, given in writing to the line manager. "
@@ -62,6 +63,35 @@ def test_unrelated_claim_is_unsupported_and_non_claims_and_not_found_statements_
     assert said.grounded and said.claims == [] and said.sentences[0].not_found
     echoed = check_grounding("No document in the knowledge base matched this question.", SOURCES)  # the prompt, echoed
     assert echoed.claims == [] and echoed.sentences[0].not_found
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The warranty does not cover damage caused by blocked air intakes or power surges [S1].",
+        "Breakfast is not included in the hotel limit.",
+        "Damage from power surges is not covered by the warranty.",
+        "The portal does not list hotels above the limit [S2].",
+    ],
+)
+def test_a_negative_fact_is_a_claim_not_the_model_saying_it_found_nothing(sentence) -> None:
+    """Tester, 1.5B: "What does the Zephyr-9 warranty not cover?" was answered word for word from the manual, and
+    "does not cover" read as the model finding nothing: the correct answer became the not-found reply, 3 times in 3."""
+    assert claim_kind(sentence) == (True, False) and not says_not_found(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The documents do not cover parking.",
+        "The provided text does not include information about the refrigerant.",
+        "The refrigerant is not provided in the context.",
+        "This is not covered in the sources [S1].",
+        "The documents do not say; they cover servicing [S1] and badges [S2].",
+    ],
+)
+def test_the_same_phrases_said_of_the_documents_still_say_nothing_was_found(sentence) -> None:
+    assert claim_kind(sentence) == (False, True) and says_not_found(sentence)
 
 
 def test_no_sources_means_claims_are_not_grounded() -> None:
