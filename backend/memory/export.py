@@ -15,6 +15,18 @@ def thread_markdown(thread: dict, turns: list[StoredTurn]) -> str:
         out += [f"## Turn {t['turn']}", "", f"**You:** {t['question']}", "", f"**Ragline:** {t['answer']}", ""]
         if t["sources"]:
             out += ["Sources:", *(_source_line(s) for s in t["sources"]), ""]
-        how = f"{t['intent']}, query “{t['rewritten_query']}”, {t['provider']}/{t['model']}, {t['latency_ms']:.0f} ms"
-        out += [f"_{how}_", ""]
+        out += [f"_{how_answered(t)}_", ""]
     return "\n".join(out)
+
+
+CUT = {"stopped": "Stopped before it finished", "interrupted": "Interrupted (the server stopped)", "failed": "Failed"}
+
+
+def how_answered(turn: StoredTurn) -> str:
+    """The turn's route, query, model and time, as far as it got: a cut turn says so and has no time or empty route."""
+    parts = [CUT[turn["status"]]] if turn["status"] in CUT else []
+    parts += [turn["intent"]] if turn["intent"] else []
+    parts += [f"query “{turn['rewritten_query']}”"] if turn["rewritten_query"] else []
+    parts += [f"{turn['provider']}/{turn['model']}"]
+    parts += [f"{turn['latency_ms']:.0f} ms"] if turn["status"] == "completed" else []
+    return ", ".join(parts)

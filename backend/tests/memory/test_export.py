@@ -1,0 +1,20 @@
+"""The Markdown export says how each turn was answered, and that a cut turn was cut, without empty fields."""
+
+from backend.memory.export import thread_markdown
+
+THREAD = {"title": "Leave", "thread_id": "t1", "created_at": "2026-11-26T10:00:00Z"}
+
+
+def turn(n: int, **values) -> dict:
+    base = {"turn": n, "question": "What about remote work?", "answer": "Remote work: Employees", "sources": []}
+    details = {"intent": "rag", "rewritten_query": "remote work", "provider": "embedded", "model": "qwen"}
+    return {**base, **details, "latency_ms": 8123.0, "status": "completed", **values}
+
+
+def test_a_stopped_turn_says_it_was_stopped_and_has_no_empty_route_query_or_zero_time():
+    """Tester: a stopped turn's line read "_, query “”, embedded/qwen2.5-coder-1.5b, 0 ms_" with no word of the stop."""
+    stopped = turn(2, intent="", rewritten_query="", latency_ms=0.0, status="stopped")
+    text = thread_markdown(THREAD, [turn(1), stopped])  # type: ignore[list-item]
+    assert "_rag, query “remote work”, embedded/qwen, 8123 ms_" in text
+    assert "_Stopped before it finished, embedded/qwen_" in text
+    assert "query “”" not in text and "_, " not in text and " 0 ms" not in text
