@@ -23,6 +23,21 @@ test.describe("phone width", () => {
     await expect(chat.sidebar).not.toBeInViewport();
   });
 
+  test("a PDF citation opens with the document's name on one line, its buttons below it", async ({ chat }) => {
+    await chat.goto();
+    await chat.ask("@travel-policy.pdf What is the hotel limit per night?");
+    const answer = await chat.waitForAnswerDone();
+    await answer.citation("S1").tap();
+    const name = chat.viewer.locator(".doc-viewer-name");
+    await expect(name).toHaveText("travel-policy.pdf");
+    // tester: "tra / vel / - / pol / icy / .p / df", one syllable a line beside the page and the two buttons
+    const box = (await name.boundingBox())!;
+    const line = await name.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || 24);
+    expect(box.height).toBeLessThan(1.5 * line);
+    await expect(chat.viewer.getByRole("link", { name: /Open the PDF at page \d+/ })).toBeInViewport();
+    await chat.screenshot("phone-pdf-citation");
+  });
+
   test("the message box does not take the focus on its own: the keyboard would cover the conversation", async ({
     chat,
     page,
