@@ -10,12 +10,13 @@ supporting one with the highest support. Citation repair (repair.py) acts on the
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from backend.contract.citations import CITATION_RE
 from backend.guardrails.text import citations, content_words, numbers, split_code, split_sentences
+from backend.rag.mentions import named_documents
 
 GROUNDING_MIN_SUPPORT = 0.5
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
@@ -92,6 +93,7 @@ class SentenceSupport:
     support: dict[str, float] = field(default_factory=dict)  # passage id -> support (0 when a fact is missing)
     best: str | None = None  # the best supporting passage, if any passage supports it
     missing_facts: list[str] = field(default_factory=list)  # facts no passage contains
+    named: list[str] = field(default_factory=list)  # documents the sentence names, whose passages alone may support it
 
     @property
     def supported(self) -> bool:
@@ -139,11 +141,14 @@ def check_grounding(
     embed: Embed | None = None,
     min_support: float = GROUNDING_MIN_SUPPORT,
     question: str = "",
+    documents: Mapping[str, str] | None = None,
 ) -> GroundingResult:
     """Check each claim of the answer against every passage (sources: {"S1": text, ...}).
 
     A short claim ("6 months.") is read with the question it answers, so that it is matched with the passage
-    about the same thing; its facts must still be in that passage.
+    about the same thing; its facts must still be in that passage. With `documents` (passage id → its document's
+    name), a claim that names documents ("The travel policy states that laptops must be encrypted") is supported
+    only by their passages, not by another document's.
     """
     passages = {key.strip("[]"): text for key, text in sources.items()}
     spans = answer_spans(answer)
@@ -155,8 +160,21 @@ def check_grounding(
         row = semantic[n] if semantic is not None and claim else None
         n += claim
         words = content_words(with_context(sentence, question))
-        results.append(_sentence(sentence, start, end, claim, not_found, passages, row, min_support, words))
+        result = _sentence(sentence, start, end, claim, not_found, passages, row, min_support, words)
+        results.append(attributed(result, documents, min_support) if documents else result)
     return _verdict(results, passages)
+
+
+def attributed(result: "SentenceSupport", documents: Mapping[str, str], min_support: float) -> "SentenceSupport":
+    """A claim that names documents, supported only by their passages (tester, 1.5B: "The travel policy states
+    that company laptops must use full-disk encryption [S1]", S1 being the IT security policy's, was grounded)."""
+    named = named_documents(result.sentence, sorted(set(documents.values()))) if result.claim else []
+    if not named:
+        return result
+    support = {pid: (v if documents.get(pid) in named else 0.0) for pid, v in result.support.items()}
+    best = max(support, key=lambda k: support[k], default=None)
+    best = best if best is not None and support[best] >= min_support else None
+    return replace(result, support=support, best=best, named=named)
 
 
 SHORT_CLAIM_WORDS = 5
@@ -214,6 +232,8 @@ def _verdict(results: list[SentenceSupport], passages: Mapping[str, str]) -> Gro
     for i, r in enumerate(results, start=1):
         if r.claim and r.missing_facts:
             issues.append(f"sentence {i}: not in any source: {', '.join(r.missing_facts)}")
+        elif r.claim and r.best is None and r.named:
+            issues.append(f"sentence {i}: no passage of {', '.join(r.named)}, which it names, supports it")
         elif r.claim and r.best is None:
             issues.append(f"sentence {i}: no source supports it")
         if unknown := [c for c in r.cited if c not in passages]:

@@ -142,3 +142,22 @@ def test_figures_are_numbers_and_codes_not_names_nor_list_markers():
     assert figures("The unit uses R-410A [S1].") == {"410", "r-410a"}
     for general in ("1. Reset the unit", "- Check the oil", "**Note:** Reset it.", "Shakespeare wrote Hamlet."):
         assert figures(general) == set(), general
+
+
+def test_a_claim_that_names_a_document_is_supported_only_by_that_documents_passages() -> None:
+    """Tester, 1.5B: "What do the travel policy and the IT security policy say about laptops?" got "The travel policy
+    states that company laptops must use full-disk encryption [S1]", S1 being the IT security policy's: grounded."""
+    passages = {
+        "S1": "Company laptops must use full-disk encryption and lock automatically after 5 minutes.",
+        "S2": "Hotels are reimbursed up to 140 euros per night.",
+    }
+    documents = {"S1": "it-security-policy.md", "S2": "travel-policy.pdf"}
+    wrong = "The travel policy states that company laptops must use full-disk encryption [S1]."
+    result = check_grounding(wrong, passages, documents=documents)
+    assert result.unsupported_sentences == [wrong] and result.sentences[0].named == ["travel-policy.pdf"]
+    assert "no passage of travel-policy.pdf, which it names, supports it" in result.issues[0]
+    assert check_grounding(wrong, passages).grounded  # without the names, as before: S1 supports its words
+    right = "The IT security policy states that company laptops must use full-disk encryption [S1]."
+    assert check_grounding(right, passages, documents=documents).sentences[0].best == "S1"
+    unnamed = "Company laptops must use full-disk encryption [S1]."
+    assert check_grounding(unnamed, passages, documents=documents).grounded
