@@ -63,6 +63,9 @@ class ThreadSummary(BaseModel):
     thread_id: str
     title: str
     updated_at: str
+    via_api: bool = Field(
+        False, description="A client of the OpenAI-compatible API (/v1) had turns on this thread, not only this app."
+    )
 
 
 class MessageOut(BaseModel):

@@ -17,6 +17,7 @@ from backend.contract.types import StoredTurn
 from backend.store.database import Conn, Cursor, Database
 
 LOCAL_OWNER = "local"
+VIA_API = "via-api:"  # conversation_keys: a key of this prefix marks its thread as held through /v1
 JSON_COLUMNS = ("scope", "sources", "steps", "triage", "validation")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (
@@ -154,12 +155,15 @@ class ConversationStore:
             await self._db.call(lambda: create_tables(self._db.conn))  # type: ignore[attr-defined]
 
     async def threads(self, owner: str = LOCAL_OWNER) -> list[dict]:
-        """The owner's threads, most recently updated first."""
+        """The owner's threads, most recently updated first; `via_api`: a /v1 client (Open WebUI, the openai SDK)
+        has had turns on it (remember_keys marks it)."""
         sql = (
-            "SELECT thread_id, title, created_at, updated_at FROM threads WHERE owner = ? "
+            "SELECT thread_id, title, created_at, updated_at, EXISTS (SELECT 1 FROM conversation_keys k "
+            "WHERE k.key = ? || threads.thread_id) AS via_api FROM threads WHERE owner = ? "
             f"ORDER BY updated_at DESC, {self._creation_order} DESC"
         )
-        return await self._db.read(lambda c: _dicts(c.execute(sql, (owner,))))
+        rows = await self._db.read(lambda c: _dicts(c.execute(sql, (VIA_API, owner))))
+        return [{**r, "via_api": bool(r["via_api"])} for r in rows]  # SQLite says 1 or 0
 
     async def thread(self, thread_id: str, owner: str = LOCAL_OWNER) -> dict | None:
         """One thread's row, or None."""
@@ -185,7 +189,10 @@ class ConversationStore:
         return rows[0][0] if rows else None
 
     async def remember_keys(self, keys: list[str], thread_id: str, created_at: str) -> None:
-        """Map each key to the thread; a key another thread already holds maps to neither from now on."""
+        """Map each key to the thread; a key another thread already holds maps to neither from now on. The thread is
+        marked as held through /v1 by one more key, VIA_API + its id, which no other thread can hold (a
+        conversation's own keys can: two threads that asked the same first question share it, and neither has it)."""
+        keys = [*keys, f"{VIA_API}{thread_id}"]
         sql = (
             "INSERT INTO conversation_keys (key, thread_id, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE "
             "SET thread_id = CASE WHEN conversation_keys.thread_id = excluded.thread_id "

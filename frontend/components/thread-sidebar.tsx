@@ -1,7 +1,7 @@
 "use client";
 /** Threads, newest first: open, rename inline, delete with confirmation; links to documents and the theme. */
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { ApiError } from "@/lib/sse";
 import type { ThreadSummary } from "@/lib/types";
 import { AccountFoot, AccountLinks } from "./auth-gate";
@@ -74,7 +74,14 @@ function ThreadRow({
           }}
         >
           <span className="thread-title">{thread.title}</span>
-          <span className="thread-time">{relativeTime(thread.updated_at)}</span>
+          <span className="thread-time">
+            {relativeTime(thread.updated_at)}
+            {thread.via_api && (
+              <span className="thread-origin" title="Asked through the OpenAI-compatible API, e.g. from Open WebUI">
+                API
+              </span>
+            )}
+          </span>
         </a>
       )}
       {mode === "confirm" ? (
@@ -124,6 +131,21 @@ function ThreadRow({
   );
 }
 
+const HIDE_API_KEY = "ragline.hideApiThreads";
+
+/** Whether conversations held through /v1 (Open WebUI, scripts) are hidden from the list, kept in this browser. */
+function useHideApi(): [boolean, (hide: boolean) => void] {
+  const [hide, setHide] = useState(false);
+  useEffect(() => setHide(localStorage.getItem(HIDE_API_KEY) === "1"), []);
+  return [
+    hide,
+    (value: boolean) => {
+      setHide(value);
+      localStorage.setItem(HIDE_API_KEY, value ? "1" : "0");
+    },
+  ];
+}
+
 export function ThreadSidebar({
   threads,
   currentId,
@@ -147,6 +169,10 @@ export function ThreadSidebar({
   onDelete: (id: string) => Promise<void>;
   footer?: React.ReactNode;
 }) {
+  const [hideApi, setHideApi] = useHideApi();
+  const fromApi = threads.filter((t) => t.via_api).length;
+  // the open conversation stays listed even when hidden ones are
+  const shown = hideApi ? threads.filter((t) => !t.via_api || t.thread_id === currentId) : threads;
   return (
     <>
       <aside className="sidebar" data-open={open || undefined} aria-label="Conversations">
@@ -165,8 +191,14 @@ export function ThreadSidebar({
             </p>
           )}
           {threads.length === 0 && !error && <p className="sidebar-empty">No conversations yet.</p>}
+          {fromApi > 0 && (
+            <label className="threads-filter">
+              <input type="checkbox" checked={hideApi} onChange={(e) => setHideApi(e.target.checked)} />
+              Hide API conversations ({fromApi})
+            </label>
+          )}
           <ul>
-            {threads.map((t) => (
+            {shown.map((t) => (
               <ThreadRow
                 key={t.thread_id}
                 thread={t}

@@ -35,7 +35,7 @@ export function useThreads(): UseThreads {
     setThreads((all) =>
       all.some((t) => t.thread_id === id)
         ? all
-        : [{ thread_id: id, title, updated_at: new Date().toISOString() }, ...all],
+        : [{ thread_id: id, title, updated_at: new Date().toISOString(), via_api: false }, ...all],
     );
   }, []);
 

@@ -2497,6 +2497,12 @@ export interface components {
             title: string;
             /** Updated At */
             updated_at: string;
+            /**
+             * Via Api
+             * @description A client of the OpenAI-compatible API (/v1) had turns on this thread, not only this app.
+             * @default false
+             */
+            via_api: boolean;
         };
         /**
          * TokenEvent

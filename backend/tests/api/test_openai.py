@@ -162,6 +162,15 @@ def test_thread_continues_by_header_and_second_turn_sees_the_first(client, url):
     assert len(memory["qa_index"]) == 2 and memory["ledger"][0]["document"] == MANUAL
 
 
+def test_a_thread_held_through_v1_is_marked_in_the_thread_list_and_one_from_the_app_is_not(client, url):
+    """Tester: conversations from Open WebUI filled the app's sidebar with nothing to tell them apart."""
+    headers = {"X-Ragline-Thread-Id": "oa-listed"}
+    client.chat.completions.create(model="ragline", messages=[user(SERVICE_QUESTION)], extra_headers=headers)
+    app_thread = httpx.post(f"{url}/api/chat", json={"message": SERVICE_QUESTION}, timeout=60).json()["thread_id"]
+    listed = {t["thread_id"]: t["via_api"] for t in httpx.get(f"{url}/api/threads").json()}
+    assert listed["oa-listed"] is True and listed[app_thread] is False
+
+
 def test_thread_continues_by_metadata_thread_id(client, url):
     first = client.chat.completions.create(
         model="ragline-chat", messages=[user("hi")], metadata={"thread_id": "oa-by-metadata"}

@@ -133,3 +133,32 @@ test("Export downloads the conversation as Markdown, with its question, answer a
   expect(text).toContain("notice period");
   expect(text).toContain("employee-handbook.md");
 });
+
+test("a conversation held through the OpenAI-compatible API is marked API and can be hidden from the list", async ({
+  chat,
+  page,
+  request,
+}) => {
+  // tester: conversations from Open WebUI filled the sidebar with nothing to tell them apart
+  const v1 = await request.post(`${backendUrl()}/v1/chat/completions`, {
+    headers: { "X-Ragline-Thread-Id": "from-open-webui" },
+    data: { model: "ragline", messages: [{ role: "user", content: "How much does a Zephyr-9 service cost?" }] },
+  });
+  expect(v1.status()).toBe(200);
+  await chat.goto();
+  await chat.ask("Hello there");
+  await chat.waitForAnswerDone();
+  const mine = chat.threadById(chat.threadIdFromUrl()!);
+  const api = chat.threadById("from-open-webui");
+  await expect(api.locator(".thread-origin")).toHaveText("API");
+  await expect(mine.locator(".thread-origin")).toHaveCount(0);
+
+  const filter = chat.sidebar.getByLabel(/Hide API conversations \(\d+\)/);
+  await filter.check();
+  await expect(api).toHaveCount(0);
+  await expect(mine).toBeVisible();
+  await page.reload(); // the choice is kept in this browser
+  await expect(chat.threadById("from-open-webui")).toHaveCount(0);
+  await chat.sidebar.getByLabel(/Hide API conversations/).uncheck();
+  await expect(chat.threadById("from-open-webui")).toBeVisible();
+});
