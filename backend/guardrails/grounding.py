@@ -142,13 +142,15 @@ def check_grounding(
     min_support: float = GROUNDING_MIN_SUPPORT,
     question: str = "",
     documents: Mapping[str, str] | None = None,
+    names: Sequence[str] = (),
 ) -> GroundingResult:
     """Check each claim of the answer against every passage (sources: {"S1": text, ...}).
 
     A short claim ("6 months.") is read with the question it answers, so that it is matched with the passage
     about the same thing; its facts must still be in that passage. With `documents` (passage id → its document's
     name), a claim that names documents ("The travel policy states that laptops must be encrypted") is supported
-    only by their passages, not by another document's.
+    only by their passages, not by another document's; `names` are every document a claim may name (by default
+    those of the passages), so one that names a document none of the passages comes from is supported by none.
     """
     passages = {key.strip("[]"): text for key, text in sources.items()}
     spans = answer_spans(answer)
@@ -161,14 +163,17 @@ def check_grounding(
         n += claim
         words = content_words(with_context(sentence, question))
         result = _sentence(sentence, start, end, claim, not_found, passages, row, min_support, words)
-        results.append(attributed(result, documents, min_support) if documents else result)
+        results.append(attributed(result, documents, names, min_support) if documents else result)
     return _verdict(results, passages)
 
 
-def attributed(result: "SentenceSupport", documents: Mapping[str, str], min_support: float) -> "SentenceSupport":
+def attributed(
+    result: SentenceSupport, documents: Mapping[str, str], names: Sequence[str], min_support: float
+) -> SentenceSupport:
     """A claim that names documents, supported only by their passages (tester, 1.5B: "The travel policy states
     that company laptops must use full-disk encryption [S1]", S1 being the IT security policy's, was grounded)."""
-    named = named_documents(result.sentence, sorted(set(documents.values()))) if result.claim else []
+    known = sorted({*names, *documents.values()})
+    named = named_documents(result.sentence, known) if result.claim else []
     if not named:
         return result
     support = {pid: (v if documents.get(pid) in named else 0.0) for pid, v in result.support.items()}

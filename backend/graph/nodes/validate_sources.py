@@ -75,6 +75,7 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         settings.grounding_min_support,
         strip_mentions(state["question"]),  # "@employee-handbook" is markup, no word a passage should hold
         {d["id"]: d["document"] for d in docs},
+        await runtime.context.retriever.document_names(),  # a claim may name one no passage came from
     )
     supported = sum(1 for c in result.claims if c.best is not None)
     check = _check(result, supported)

@@ -161,3 +161,8 @@ def test_a_claim_that_names_a_document_is_supported_only_by_that_documents_passa
     assert check_grounding(right, passages, documents=documents).sentences[0].best == "S1"
     unnamed = "Company laptops must use full-disk encryption [S1]."
     assert check_grounding(unnamed, passages, documents=documents).grounded
+    # a document none of the passages came from: the office guide was not searched at all (dialogues probe, 1.5B)
+    elsewhere = "The office guide states that company laptops must use full-disk encryption [S1]."
+    assert check_grounding(elsewhere, passages, documents=documents).grounded  # unknown name: not a name
+    named = check_grounding(elsewhere, passages, documents=documents, names=["office-guide.html"])
+    assert named.unsupported_sentences == [elsewhere] and named.sentences[0].named == ["office-guide.html"]
