@@ -25,7 +25,8 @@ _CODE = re.compile(
 )
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<!-)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b(?!-)")
 # Says the documents do not hold the answer. The phrases in NOT_FOUND_RE say so whatever their subject; those in
-# NOT_FOUND_WEAK_RE say it only of the documents ("the documents do not cover it"), and of anything else state a fact
+# NOT_FOUND_WEAK_RE count only when said of the documents ("the documents do not cover it"): of anything else they
+# state a fact
 # ("The warranty does not cover damage caused by power surges [S1]", "Breakfast is not included"), which a tester
 # saw read as the model finding nothing: a correct answer replaced by the not-found reply.
 NOT_FOUND_RE = re.compile(
@@ -36,22 +37,18 @@ NOT_FOUND_RE = re.compile(
     r"|no documents? (in the knowledge base )?match(ed|es)?)\b",
     re.IGNORECASE,
 )
+_DOCS = r"(documents?|sources?|passages?|context|knowledge base|text|excerpts?)"
 NOT_FOUND_WEAK_RE = re.compile(
-    r"\b(not (provided|included|covered|listed|available|given|addressed)"
-    r"|(does|do|did)( not|n't) (contain|provide|include|cover|list|address))\b",
-    re.IGNORECASE,
-)
-ABOUT_THE_DOCUMENTS_RE = re.compile(
-    r"\b(documents?|sources?|passages?|context|knowledge base|information|(provided|given) text|excerpts?)\b",
+    rf"\b{_DOCS}( provided| given)? (do|does|did)( not|n't) (contain|provide|include|cover|list|address)\b"
+    rf"|\bnot (provided|included|covered|listed|available|given|addressed) (in|by) the (provided |given )?{_DOCS}\b"
+    r"|\b(information|details?) (about|on|regarding) .{0,80}?\b(is|are) not (provided|included|available|given)\b",
     re.IGNORECASE,
 )
 
 
 def says_not_found(text: str) -> bool:
     """Whether the text says the documents do not hold the answer (not a negative fact from them)."""
-    if NOT_FOUND_RE.search(text):
-        return True
-    return bool(NOT_FOUND_WEAK_RE.search(text) and ABOUT_THE_DOCUMENTS_RE.search(text))
+    return bool(NOT_FOUND_RE.search(text) or NOT_FOUND_WEAK_RE.search(text))
 
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+|\*\*|__")
@@ -167,13 +164,22 @@ def check_grounding(
     return _verdict(results, passages)
 
 
+# A sentence that attributes what it states to a document: "The travel policy states …", "According to the handbook".
+SAYS_RE = re.compile(
+    r"\b(according to|as per|states?|says?|explains?|mentions?|specif(y|ies)|requires?|notes?|lists?|describes?|"
+    r"sets? out|stipulates?)\b",
+    re.IGNORECASE,
+)
+
+
 def attributed(
     result: SentenceSupport, documents: Mapping[str, str], names: Sequence[str], min_support: float
 ) -> SentenceSupport:
     """A claim that names documents, supported only by their passages (tester, 1.5B: "The travel policy states
     that company laptops must use full-disk encryption [S1]", S1 being the IT security policy's, was grounded)."""
     known = sorted({*names, *documents.values()})
-    named = named_documents(result.sentence, known) if result.claim else []
+    says = result.claim and SAYS_RE.search(result.sentence)  # "see the service manual" quotes, not attributes
+    named = named_documents(result.sentence, known) if says else []
     if not named:
         return result
     support = {pid: (v if documents.get(pid) in named else 0.0) for pid, v in result.support.items()}

@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass, field
 
 from backend.guardrails.pii import apply_redactions, find_pii, known_pii, pii_key
-from backend.guardrails.repair import strip_markup
+from backend.guardrails.repair import has_markup, replace_markup
 
 LEAK_NGRAM = 8  # words: an answer repeating this many consecutive system-prompt words leaks it
 LEAK_FALLBACK = "Sorry, I can't share how I am configured. Please ask a question about your documents."
@@ -44,7 +44,8 @@ def check_output(answer: str, sources_text: str, question: str, system_prompt: s
     text, dropped = remove_unknown_urls(text, question + "\n" + sources_text)
     issues += [f"unknown_url:{url}" for url in dropped]
     known = question + "\n" + sources_text  # tags quoted from these are the reader's own words, not markup
-    if (plain := strip_markup(text)) != text and strip_markup(known) == known:
+    if has_markup(text) and not has_markup(known):
+        plain = replace_markup(text)
         # the prompt's tags, which the reader never saw, in any answer (a chat one too: "Yes, I am sure. The
         # warranty details are clearly stated in the <knowledge_base> block.")
         text, issues = plain, [*issues, "prompt_markup"]

@@ -100,7 +100,17 @@ def strip_markup(answer: str) -> str:
     """The answer with the prompt's markup tags read as "the documents" (the reader never saw the tags)."""
     if "<" not in answer:
         return answer
-    return tidy(_MARKUP.sub(lambda m: "The documents" if m.group(0)[0] == "T" else "the documents", answer))
+    return tidy(replace_markup(answer))
+
+
+def has_markup(text: str) -> bool:
+    """Whether the text holds one of the prompt's markup tags."""
+    return "<" in text and _MARKUP.search(text) is not None
+
+
+def replace_markup(text: str) -> str:
+    """The tags alone replaced by "the documents", every other character as it was (code keeps its indentation)."""
+    return _MARKUP.sub(lambda m: "The documents" if m.group(0)[0] == "T" else "the documents", text)
 
 
 def reason(changes: list[dict]) -> str:

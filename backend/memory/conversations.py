@@ -18,6 +18,7 @@ from backend.store.database import Conn, Cursor, Database
 
 LOCAL_OWNER = "local"
 VIA_API = "via-api:"  # conversation_keys: a key of this prefix marks its thread as held through /v1
+_VIA_API_COLUMN = "EXISTS (SELECT 1 FROM conversation_keys k WHERE k.key = ? || threads.thread_id) AS via_api"
 JSON_COLUMNS = ("scope", "sources", "steps", "triage", "validation")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (
@@ -158,8 +159,7 @@ class ConversationStore:
         """The owner's threads, most recently updated first; `via_api`: a /v1 client (Open WebUI, the openai SDK)
         has had turns on it (remember_keys marks it)."""
         sql = (
-            "SELECT thread_id, title, created_at, updated_at, EXISTS (SELECT 1 FROM conversation_keys k "
-            "WHERE k.key = ? || threads.thread_id) AS via_api FROM threads WHERE owner = ? "
+            f"SELECT thread_id, title, created_at, updated_at, {_VIA_API_COLUMN} FROM threads WHERE owner = ? "
             f"ORDER BY updated_at DESC, {self._creation_order} DESC"
         )
         rows = await self._db.read(lambda c: _dicts(c.execute(sql, (VIA_API, owner))))
@@ -167,9 +167,12 @@ class ConversationStore:
 
     async def thread(self, thread_id: str, owner: str = LOCAL_OWNER) -> dict | None:
         """One thread's row, or None."""
-        sql = "SELECT thread_id, title, created_at, updated_at FROM threads WHERE thread_id = ? AND owner = ?"
-        rows = await self._db.read(lambda c: _dicts(c.execute(sql, (thread_id, owner))))
-        return rows[0] if rows else None
+        sql = (
+            f"SELECT thread_id, title, created_at, updated_at, {_VIA_API_COLUMN} FROM threads "
+            "WHERE thread_id = ? AND owner = ?"
+        )
+        rows = await self._db.read(lambda c: _dicts(c.execute(sql, (VIA_API, thread_id, owner))))
+        return {**rows[0], "via_api": bool(rows[0]["via_api"])} if rows else None
 
     async def turns(self, thread_id: str) -> list[StoredTurn]:
         """A thread's finished turns in order."""

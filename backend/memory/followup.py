@@ -7,17 +7,18 @@ from typing import Literal
 Kind = Literal["new", "clarification", "reference"]
 Decision = Literal["fresh", "reuse", "both"]
 
+# The whole message asks whether the last answer is right: answered by checking it against its sources, not by a
+# bare "Yes." ("Can you check the travel policy for the hotel limit?" is a question of its own).
+CONFIRM = (
+    r"((are|r) (you|u) (sure|certain)|really|is (that|this|it) (really )?(right|correct|true|so)|"
+    r"((can|could) you )?(double[- ]?)?check( (that|this|it))?|how do you know)"
+)
+CONFIRM_RE = re.compile(rf"^\s*{CONFIRM}\s*[?.!]*\s*$", re.IGNORECASE)
 CLARIFY_RE = re.compile(
     r"^\s*(are you (sure|certain)|really\??$|why\??$|how so\??$|explain( (more|further|that|it|this))?|"
     r"(can you |could you |please )?(elaborate|clarify|rephrase|simplify|say that again)|tell me more|"
-    r"what do you mean|in (simpler|other) words|more details?|go on|say more|is that (right|correct|true)|"
-    r"((can|could) you )?double[- ]?check|how do you know)",
-    re.IGNORECASE,
-)
-# Asks whether the last answer is right: answered by checking it against its sources, not by a bare "Yes."
-CONFIRM_RE = re.compile(
-    r"^\s*((are|r) (you|u) (sure|certain)|really\??\s*$|is (that|this|it) (really )?(right|correct|true|so)|"
-    r"(can|could) you (double[- ]?)?check|double[- ]?check|how do you know)",
+    r"what do you mean|in (simpler|other) words|more details?|go on|say more|"
+    rf"{CONFIRM}\s*[?.!]*\s*$)",
     re.IGNORECASE,
 )
 REFERENCE_RE = re.compile(

@@ -66,7 +66,8 @@ def resolve(mentions: list[str], names: list[str]) -> Resolution:
 def named_documents(question: str, names: list[str]) -> list[str]:
     """Documents a question names in plain words, without an @: its whole name ("the travel policy" for
     travel-policy.pdf) or the end of it that no other document's name ends with ("the handbook" for
-    employee-handbook.md, not "the policy" when two policies exist). In the order the question names them."""
+    employee-handbook.md, not "the policy" when two policies exist); a one-word name or end only after a determiner.
+    In the order the question names them."""
     text = f" {_norm(question)} "
     ends: dict[str, list[str]] = {}
     for name in names:
@@ -76,8 +77,8 @@ def named_documents(question: str, names: list[str]) -> list[str]:
     found: dict[str, int] = {}
     for phrase, owners in ends.items():
         whole = phrase == _stem(owners[0])
-        # one word of a longer name counts after a determiner only: "the manual", not "a manual reset"
-        pattern = f" {phrase} " if whole or " " in phrase else f" (?:{DETERMINERS}) {phrase} "
+        # one word counts after a determiner only ("the manual", not "a manual reset"; "the faq", not "it must")
+        pattern = f" {phrase} " if " " in phrase else f" (?:{DETERMINERS}) {phrase} "
         at = re.search(pattern, text)
         if len(owners) == 1 and at and (whole or len(phrase) >= 4):
             found[owners[0]] = min(at.start(), found.get(owners[0], at.start()))

@@ -1,7 +1,8 @@
 "use client";
 /** Threads, newest first: open, rename inline, delete with confirmation; links to documents and the theme. */
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { useState } from "react";
+import { useHideApi } from "@/hooks/use-hide-api";
 import { ApiError } from "@/lib/sse";
 import type { ThreadSummary } from "@/lib/types";
 import { AccountFoot, AccountLinks } from "./auth-gate";
@@ -129,21 +130,6 @@ function ThreadRow({
       {error && <p className="thread-error">{error}</p>}
     </li>
   );
-}
-
-const HIDE_API_KEY = "ragline.hideApiThreads";
-
-/** Whether conversations held through /v1 (Open WebUI, scripts) are hidden from the list, kept in this browser. */
-function useHideApi(): [boolean, (hide: boolean) => void] {
-  const [hide, setHide] = useState(false);
-  useEffect(() => setHide(localStorage.getItem(HIDE_API_KEY) === "1"), []);
-  return [
-    hide,
-    (value: boolean) => {
-      setHide(value);
-      localStorage.setItem(HIDE_API_KEY, value ? "1" : "0");
-    },
-  ];
 }
 
 export function ThreadSidebar({

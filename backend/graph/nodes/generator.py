@@ -76,13 +76,19 @@ def question_for_model(state: ChatState) -> str:
     return f"{strip_mentions(question)} (in {', '.join(targeted)})"
 
 
+def asks_to_confirm(state: ChatState) -> bool:
+    """A follow-up whose whole message asks whether the last answer is right ("Are you sure?")."""
+    followup = state.get("followup") or {}
+    return followup.get("kind") == "clarification" and bool(CONFIRM_RE.search(state["question"]))
+
+
 def user_message(state: ChatState, settings: Settings, context: str = "") -> tuple[str, list[str]]:
     """This turn's user message and the ids of the passages it shows (the ones the window does not)."""
     question, docs = question_for_model(state), state.get("documents", [])
     notes = about_asker(state, settings, context) + conversation_index(state)
     if state.get("intent") != "rag":
         return notes + question, []
-    shown, confirm = shown_ids(state, settings), bool(CONFIRM_RE.search(question))
+    shown, confirm = shown_ids(state, settings), asks_to_confirm(state)
     new = [d for d in docs if d["id"] not in shown]
     if new:
         body = KNOWLEDGE_BASE.format(sources=format_sources(new), question=question)

@@ -32,9 +32,10 @@ RAG_RE = re.compile(
 # an answer no passage supports is said to be not from the documents (validate_sources). In chat the 1.5B model
 # invented "The codename of the secret project is Project X" and "The company was founded in 1990" (tester).
 TEAM_RE = re.compile(
-    r"\b(our|ours|we|us|the (company|team|firm|organi[sz]ation|office|department|board|ceo|management)|"
-    r"(secret|internal|confidential) \w+|code ?name|colleagues?|employees?|staff|contractors?|my (manager|boss)|"
-    r"polic(y|ies)|handbook|procedures?|guidelines?)\b",
+    r"\b(our|ours|the (company|team|firm|organi[sz]ation|office|department|board|ceo|management)|"
+    r"(secret|internal|confidential) (project|plan|memo|document|programme|program)s?|code ?name|colleagues?|"
+    r"employees?|contractors?|my (manager|boss)|handbook|procedures?|guidelines?|"
+    r"(company|travel|security|hr) polic(y|ies))\b",
     re.IGNORECASE,
 )
 
@@ -72,7 +73,7 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
         return _decide("chat", "greeting or creative request")
     if RAG_RE.search(question):
         return _decide("rag", "asks about documents")
-    if team := TEAM_RE.search(question):
+    if (team := TEAM_RE.search(question)) and await runtime.context.retriever.nearest_distance(question) is not None:
         return _decide("rag", f"asks about the team's own affairs (“{team.group(0)}”)")
     return await _probe(question, runtime)
 

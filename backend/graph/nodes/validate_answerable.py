@@ -56,7 +56,8 @@ def threshold(deps: GraphDeps) -> float | None:
 
 def verdict_question(state: ChatState) -> str:
     """ANSWERED; for a clarification of the last answer, which reuses its sources, ANSWERED_ABOUT the question it
-    stands for."""
+    stands for. Both are read against the threshold calibrated for ANSWERED: ANSWERED_ABOUT was not calibrated on
+    its own (the tune split has no clarifications)."""
     reused = (state.get("context_decision") or {}).get("decision") == "reuse"
     standalone = state.get("rewritten_query") or ""
     if reused and (state.get("followup") or {}).get("kind") == "clarification" and standalone:

@@ -72,6 +72,9 @@ def test_unrelated_claim_is_unsupported_and_non_claims_and_not_found_statements_
         "Breakfast is not included in the hotel limit.",
         "Damage from power surges is not covered by the warranty.",
         "The portal does not list hotels above the limit [S2].",
+        "According to the documents, the warranty does not cover damage caused by power surges [S1].",
+        "Heat sources are not covered by the warranty [S1].",
+        "Contact information is not provided to contractors [S2].",
     ],
 )
 def test_a_negative_fact_is_a_claim_not_the_model_saying_it_found_nothing(sentence) -> None:
@@ -161,6 +164,9 @@ def test_a_claim_that_names_a_document_is_supported_only_by_that_documents_passa
     assert check_grounding(right, passages, documents=documents).sentences[0].best == "S1"
     unnamed = "Company laptops must use full-disk encryption [S1]."
     assert check_grounding(unnamed, passages, documents=documents).grounded
+    # a name that is not what the sentence is attributed to (review): "the travel policy" as a thing, not a source
+    mentioned = "Laptops taken abroad under the travel policy must use full-disk encryption [S1]."
+    assert check_grounding(mentioned, passages, documents=documents).grounded
     # a document none of the passages came from: the office guide was not searched at all (dialogues probe, 1.5B)
     elsewhere = "The office guide states that company laptops must use full-disk encryption [S1]."
     assert check_grounding(elsewhere, passages, documents=documents).grounded  # unknown name: not a name

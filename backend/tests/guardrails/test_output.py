@@ -68,3 +68,10 @@ def test_the_prompts_markup_in_any_answer_reads_as_the_documents_unless_the_aske
     assert verdict.issues == ["prompt_markup"] and verdict.original_text == said
     quoted = check_output("Wrap it in <knowledge_base> tags.", "", "What does <knowledge_base> do?", "system prompt")
     assert quoted.safe and quoted.text == "Wrap it in <knowledge_base> tags."
+
+
+def test_code_with_a_less_than_sign_and_indentation_is_left_as_it_is() -> None:
+    """Review: the markup check tidied every answer holding a "<", which flattened indented code."""
+    code = '```python\nif a < b:\n    print("smaller")\n```'
+    verdict = check_output(code, "", "How do I compare two numbers in Python?", "system prompt")
+    assert verdict.safe and verdict.text == code

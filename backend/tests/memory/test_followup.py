@@ -21,6 +21,8 @@ def test_first_question_is_never_a_follow_up():
         "why?",
         "Can you double-check that?",
         "How do you know?",
+        "Can you check that?",
+        "R u sure",
     ],
 )
 def test_clarifications(question):

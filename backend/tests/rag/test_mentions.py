@@ -49,3 +49,5 @@ def test_documents_named_in_plain_words_by_whole_name_or_an_end_no_other_name_sh
         "zephyr-9-quick-start.pdf",
         "zephyr-9-service-manual.md",
     ]  # "guide" ends office-guide's name but follows "start", not a determiner
+    assert named_documents("It must be encrypted; HR approves it.", ["hr.md", "it.md"]) == []  # one word: after "the"
+    assert named_documents("What does the HR file say?", ["hr.md", "it.md"]) == ["hr.md"]

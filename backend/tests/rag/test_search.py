@@ -77,9 +77,7 @@ def test_a_question_naming_two_documents_gets_passages_from_both_not_only_the_on
         kb.ingestor.ingest("bakery.md", SHOP)
         kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000)
         named = kb.retriever.run("When can visitors come to the lighthouse and the bakery?", 3).sources
-        one = kb.retriever.run("When can visitors come to the lighthouse?", 3).sources
     assert {s["document"] for s in named} == {"lighthouse.md", "bakery.md"}
-    assert {s["document"] for s in one} == {"lighthouse.md"}  # one name alone: the search is as before
 
 
 def test_unrelated_question_gets_no_sources_at_default_distance(kb):

@@ -73,11 +73,16 @@ async def test_are_you_sure_asks_the_model_to_quote_the_supporting_passage_not_t
             "sources": ["S1"],
         }
     ]
-    for question in ["Are you sure?", "Is that right?", "Can you double-check?", "really?"]:
+    clarification = {"is_followup": True, "kind": "clarification", "confidence": 0.9, "reason": "confirm"}
+    for question in ["Are you sure?", "Is that right?", "Can you double-check?", "really?", "Can you check that?"]:
         state = {"question": question, "intent": "rag", "documents": DOCS, "transcript": earlier}
-        out = await generate(state, runtime(model))
+        out = await generate({**state, "followup": clarification}, runtime(model))
         assert "Check your last answer against the sources: quote the sentence" in out["sent"]["prompt"], question
         assert out["sent"]["prompt"].endswith(f"Question: {question}")
+    # a question of its own, first in its thread (review): nothing to check, so no such rule
+    first = {"question": "Can you check the travel policy for the hotel limit?", "intent": "rag", "documents": DOCS}
+    out = await generate({**first, "followup": {"is_followup": False, "kind": "new"}}, runtime(model))
+    assert "Check your last answer" not in out["sent"]["prompt"]
 
 
 async def test_generate_when_rag_without_documents_then_says_not_found():

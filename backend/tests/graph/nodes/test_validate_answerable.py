@@ -66,7 +66,16 @@ async def test_the_verdict_is_asked_in_place_of_the_answer_after_the_generators_
 async def test_a_clarification_is_judged_on_the_question_it_stands_for_not_on_are_you_sure():
     """Real 1.5B, before: "Are you sure?" after a correct hotel-limit answer got the not-found reply, since no passage
     states the answer to "Are you sure?"; the verdict now asks about the standalone question the follow-up reuses."""
-    model = Judging(verdict="Yes", answer="Yes: passwords must be at least 14 characters long [S1].")
+
+    class OnTheQuestion(Judging):
+        """Says yes only when asked about the standalone question: "Are you sure?" has no answer in any passage."""
+
+        def reply(self, messages: list[BaseMessage]) -> str:
+            if asks_answered(messages[-1].text):
+                return "Yes" if "How long must passwords be?" in messages[-1].text else "No"
+            return self.answer
+
+    model = OnTheQuestion(answer="Yes: passwords must be at least 14 characters long [S1].")
     rt = runtime(model)
     state = rag_state("Are you sure?") | {
         "followup": {"is_followup": True, "kind": "clarification", "confidence": 0.9, "reason": "confirm"},
