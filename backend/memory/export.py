@@ -23,10 +23,14 @@ CUT = {"stopped": "Stopped before it finished", "interrupted": "Interrupted (the
 
 
 def how_answered(turn: StoredTurn) -> str:
-    """The turn's route, query, model and time, as far as it got: a cut turn says so and has no time or empty route."""
+    """The turn's route, query, model and time, as far as it got: a cut turn says so and has no time or empty route;
+    a turn the triage answered names its route instead of a model that never ran."""
     parts = [CUT[turn["status"]]] if turn["status"] in CUT else []
-    parts += [turn["intent"]] if turn["intent"] else []
-    parts += [f"query “{turn['rewritten_query']}”"] if turn["rewritten_query"] else []
-    parts += [f"{turn['provider']}/{turn['model']}"]
+    if route := (turn.get("triage") or {}).get("route"):  # answered without the model: FAQ, small talk, a block
+        parts += [f"answered by triage ({route.replace('_', ' ')})"]
+    else:
+        parts += [turn["intent"]] if turn["intent"] else []
+        parts += [f"query “{turn['rewritten_query']}”"] if turn["rewritten_query"] else []
+        parts += [f"{turn['provider']}/{turn['model']}"]
     parts += [f"{turn['latency_ms']:.0f} ms"] if turn["status"] == "completed" else []
     return ", ".join(parts)

@@ -64,7 +64,7 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     settings, docs = runtime.context.settings, state["documents"]
     original = state.get("answer", "")
     answer = strip_markup(original)
-    passages = {d["id"]: d["text"] for d in docs}
+    passages, names = {d["id"]: d["text"] for d in docs}, {d["id"]: d["document"] for d in docs}
     # off the event loop: embedding the answer's and passages' sentences takes 30-170 ms, which would stall every
     # other reader's stream meanwhile
     result = await asyncio.to_thread(
@@ -74,7 +74,7 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         runtime.context.embed,
         settings.grounding_min_support,
         strip_mentions(state["question"]),  # "@employee-handbook" is markup, no word a passage should hold
-        {d["id"]: d["document"] for d in docs},
+        names,
         await runtime.context.retriever.document_names(),  # a claim may name one no passage came from
     )
     supported = sum(1 for c in result.claims if c.best is not None)
@@ -94,7 +94,7 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
             check["original_text"] = original  # prompt's example: "they cover servicing [S1] and badges [S2]")
             return _out(runtime, check, text, NOT_FOUND_DETAIL["model"])
         return _out(runtime, check, None, _detail(result, None))
-    fixed = repair(answer, result, {d["id"]: d["document"] for d in docs}) if settings.citation_repair else None
+    fixed = repair(answer, result, names) if settings.citation_repair else None
     if fixed is None or fixed.text == answer:
         return _out(runtime, check, answer if answer != original else None, _detail(result, fixed))
     check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]

@@ -18,3 +18,8 @@ def test_a_stopped_turn_says_it_was_stopped_and_has_no_empty_route_query_or_zero
     assert "_rag, query “remote work”, embedded/qwen, 8123 ms_" in text
     assert "_Stopped before it finished, embedded/qwen_" in text
     assert "query “”" not in text and "_, " not in text and " 0 ms" not in text
+
+
+def test_an_faq_answer_says_the_triage_answered_it_not_a_model_that_never_ran():
+    faq = turn(1, triage={"route": "faq", "skip_llm": True}, latency_ms=12.0)
+    assert "_answered by triage (faq), 12 ms_" in thread_markdown(THREAD, [faq])  # type: ignore[list-item]
