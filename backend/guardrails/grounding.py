@@ -26,9 +26,8 @@ _CODE = re.compile(
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<!-)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b(?!-)")
 # Says the documents do not hold the answer. The phrases in NOT_FOUND_RE say so whatever their subject; those in
 # NOT_FOUND_WEAK_RE count only when said of the documents ("the documents do not cover it"): of anything else they
-# state a fact
-# ("The warranty does not cover damage caused by power surges [S1]", "Breakfast is not included"), which a tester
-# saw read as the model finding nothing: a correct answer replaced by the not-found reply.
+# state a fact ("The warranty does not cover damage caused by power surges [S1]", "Breakfast is not included"),
+# which a tester saw read as the model finding nothing: a correct answer replaced by the not-found reply.
 NOT_FOUND_RE = re.compile(
     r"\b(not (mentioned|specified|stated|found|described)"
     r"|no (information|mention|details?|data)|(does|do|did)( not|n't) (say|mention|specify|state|describe)"

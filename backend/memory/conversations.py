@@ -131,6 +131,11 @@ def delete_thread_rows(conn: Conn, thread_id: str) -> None:
     conn.execute("DELETE FROM thread_owners WHERE thread_id = ?", (thread_id,))
 
 
+def _flagged(row: dict) -> dict:
+    """A thread row with via_api as a bool (SQLite says 1 or 0)."""
+    return {**row, "via_api": bool(row["via_api"])}
+
+
 def _dicts(cur: Cursor) -> list[dict]:
     cols = [c[0] for c in cur.description]
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
@@ -163,7 +168,7 @@ class ConversationStore:
             f"ORDER BY updated_at DESC, {self._creation_order} DESC"
         )
         rows = await self._db.read(lambda c: _dicts(c.execute(sql, (VIA_API, owner))))
-        return [{**r, "via_api": bool(r["via_api"])} for r in rows]  # SQLite says 1 or 0
+        return [_flagged(r) for r in rows]
 
     async def thread(self, thread_id: str, owner: str = LOCAL_OWNER) -> dict | None:
         """One thread's row, or None."""
@@ -172,7 +177,7 @@ class ConversationStore:
             "WHERE thread_id = ? AND owner = ?"
         )
         rows = await self._db.read(lambda c: _dicts(c.execute(sql, (VIA_API, thread_id, owner))))
-        return {**rows[0], "via_api": bool(rows[0]["via_api"])} if rows else None
+        return _flagged(rows[0]) if rows else None
 
     async def turns(self, thread_id: str) -> list[StoredTurn]:
         """A thread's finished turns in order."""

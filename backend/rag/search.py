@@ -150,8 +150,9 @@ class HybridRetriever:
         """Ids of the documents a question names in plain words, when it names two or more ("compare the travel
         policy and the handbook"): each is searched on its own as well, as for @mentions, so that one does not
         crowd the other out of the passages. A search stays over every document; one name alone changes nothing."""
-        named = named_documents(query, [d.name for d in self.searchable()])
-        return (self._scope(named) or []) if len(named) > 1 else []
+        ids = {d.name: d.id for d in self.searchable()}  # one read of the document list per search
+        named = named_documents(query, list(ids))
+        return [ids[name] for name in named] if len(named) > 1 else []
 
     def _scope(self, documents: list[str]) -> list[str] | None:
         """Ids of the named searchable documents (case-insensitive), or None when none of them exists."""

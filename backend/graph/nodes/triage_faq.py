@@ -5,8 +5,7 @@ so a reader opens it in one click as for a model's answer, and the citation ledg
 
 Contract: reads `question`, `mode`, `triage`, `ledger`; on a match writes `answer` (the entry's, with the markers
 of its passages), `documents` and `fresh_ids` (those passages), `intent` "rag" and `route_reason` when it found
-any, and `triage` {route "faq", skip_llm,
-early_response, faq: {id, matched, score, sources}}.
+any, and `triage` {route "faq", skip_llm, early_response, faq: {id, matched, score, sources}}.
 """
 
 from langgraph.runtime import Runtime

@@ -9,6 +9,17 @@ from backend.tests.fakes import runtime, source
 DOCS = [source("S1", "Policy.pdf", "The notice period is 30 days. Contractors give 7 days.")]
 
 
+# an earlier turn whose prompt showed S1: the window holds that passage already
+SHOWN_S1 = [
+    {
+        "question": "q",
+        "prompt": "<knowledge_base>\n[S1] Policy.pdf\nThe notice period is 30 days.\n</knowledge_base>\n\nQuestion: q",
+        "answer": "30 days [S1].",
+        "sources": ["S1"],
+    }
+]
+
+
 def transcript(turns: int) -> list[dict]:
     return [
         {"question": f"question {i}", "prompt": f"Question: question {i}", "answer": f"answer {i}", "sources": []}
@@ -45,16 +56,7 @@ async def test_the_model_reads_an_at_mention_as_the_name_of_the_document_it_aims
 
 async def test_passages_the_window_already_shows_are_not_sent_again():
     model = ScriptedChatModel()
-    earlier = [
-        {
-            "question": "q",
-            "prompt": "<knowledge_base>\n[S1] Policy.pdf\nThe notice period is 30 days.\n"
-            "</knowledge_base>\n\nQuestion: q",
-            "answer": "30 days [S1].",
-            "sources": ["S1"],
-        }
-    ]
-    state = {"question": "And for contractors?", "intent": "rag", "documents": DOCS, "transcript": earlier}
+    state = {"question": "And for contractors?", "intent": "rag", "documents": DOCS, "transcript": SHOWN_S1}
     out = await generate(state, runtime(model))
     last = model.calls[0][-1].text
     assert "<knowledge_base>" not in last and "sources given earlier" in last and out["sent"]["sources"] == []
@@ -64,18 +66,9 @@ async def test_passages_the_window_already_shows_are_not_sent_again():
 async def test_are_you_sure_asks_the_model_to_quote_the_supporting_passage_not_to_say_yes():
     """Tester: "Are you sure?" got a bare "Yes." that states nothing a reader (or the grounding check) can verify."""
     model = ScriptedChatModel()
-    earlier = [
-        {
-            "question": "q",
-            "prompt": "<knowledge_base>\n[S1] Policy.pdf\nThe notice period is 30 days.\n"
-            "</knowledge_base>\n\nQuestion: q",
-            "answer": "30 days [S1].",
-            "sources": ["S1"],
-        }
-    ]
     clarification = {"is_followup": True, "kind": "clarification", "confidence": 0.9, "reason": "confirm"}
     for question in ["Are you sure?", "Is that right?", "Can you double-check?", "really?", "Can you check that?"]:
-        state = {"question": question, "intent": "rag", "documents": DOCS, "transcript": earlier}
+        state = {"question": question, "intent": "rag", "documents": DOCS, "transcript": SHOWN_S1}
         out = await generate({**state, "followup": clarification}, runtime(model))
         assert "Check your last answer against the sources: quote the sentence" in out["sent"]["prompt"], question
         assert out["sent"]["prompt"].endswith(f"Question: {question}")
