@@ -42,3 +42,38 @@ def mentions(text: str) -> list[str]:
 def strip_mentions(text: str) -> str:
     """The text without @mentions, whitespace collapsed (the text itself when nothing else is left)."""
     return " ".join(MENTION_RE.sub(" ", text).split()) or text
+
+
+DETERMINERS = "the|our|your|this|that|my"  # before a one-word document name said in plain words ("the handbook")
+
+
+def name_key(name: str) -> str:
+    """A name as compared: lower-case words of letters and digits, single-spaced ("Travel_Policy": "travel policy")."""
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", name.lower()).split())
+
+
+def name_stem(name: str) -> str:
+    """A document name's key without its extension ("travel-policy.pdf" -> "travel policy")."""
+    return name_key(name.rsplit(".", 1)[0]) if "." in name else name_key(name)
+
+
+def named_documents(question: str, names: list[str]) -> list[str]:
+    """Documents a question names in plain words, without an @: its whole name ("the travel policy" for
+    travel-policy.pdf) or the end of it that no other document's name ends with ("the handbook" for
+    employee-handbook.md, not "the policy" when two policies exist); a one-word name or end only after a determiner.
+    In the order the question names them."""
+    text = f" {name_key(question)} "
+    ends: dict[str, list[str]] = {}
+    for name in names:
+        words = name_stem(name).split()
+        for i in range(len(words)):
+            ends.setdefault(" ".join(words[i:]), []).append(name)
+    found: dict[str, int] = {}
+    for phrase, owners in ends.items():
+        whole = phrase == name_stem(owners[0])
+        # one word counts after a determiner only ("the manual", not "a manual reset"; "the faq", not "it must")
+        pattern = f" {phrase} " if " " in phrase else f" (?:{DETERMINERS}) {phrase} "
+        at = re.search(pattern, text)
+        if len(owners) == 1 and at and (whole or len(phrase) >= 4):
+            found[owners[0]] = min(at.start(), found.get(owners[0], at.start()))
+    return sorted(found, key=found.__getitem__)

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from backend.contract.citations import CITATION_RE
+from backend.contract.text import named_documents
 from backend.guardrails.text import citations, content_words, numbers, split_code, split_sentences
-from backend.rag.mentions import named_documents
 
 GROUNDING_MIN_SUPPORT = 0.5
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]

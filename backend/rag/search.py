@@ -5,9 +5,9 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from backend.contract.text import named_documents
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex
-from backend.rag.mentions import named_documents
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.relevance import above_floor, chunk_similarities

@@ -1,4 +1,5 @@
-from backend.rag.mentions import named_documents, resolve, resolve_one
+from backend.contract.text import named_documents
+from backend.rag.mentions import resolve, resolve_one
 
 NAMES = ["Policy.pdf", "Annual Report 2024.docx", "employee-handbook.md", "it-security-policy.md", "faq.md"]
 
