@@ -16,7 +16,7 @@ import numpy as np
 
 from backend.contract.citations import CITATION_RE
 from backend.contract.text import named_documents
-from backend.guardrails.text import citations, content_words, numbers, split_code, split_sentences
+from backend.guardrails.text import citations, content_words, numbers, split_code, split_sentences, stem, word_set
 
 GROUNDING_MIN_SUPPORT = 0.5
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
@@ -195,11 +195,27 @@ def with_context(sentence: str, question: str) -> str:
     return f"{question} {sentence}" if question and len(content_words(sentence)) < SHORT_CLAIM_WORDS else sentence
 
 
+# Words that speak of the answer and its sources, not of the documents' subject. A sentence made only of these
+# ("Yes, my answer is supported by the sources.", the opening of a reply to "Are you sure?") states nothing a passage
+# could hold: read as a claim, it was underlined as not in the sources and halved the answer's grounded score (tester).
+META_WORDS = frozenset(
+    stem(w)
+    for w in word_set(
+        "answer answers answered source sources document documents passage passages context information text "
+        "supported support supports confirmed confirm confirms correct right accurate true sure certain indeed "
+        "stand stands previous earlier above given provided based statement stated say says said my me am"
+    )
+)
+
+
 def claim_kind(sentence: str) -> tuple[bool, bool]:
-    """(is a claim, says nothing was found): a not-found statement is never a claim."""
+    """(is a claim, says nothing was found): a not-found statement is never a claim, nor a sentence that only speaks
+    of the answer and its sources."""
     not_found = says_not_found(sentence)
-    stated = len(content_words(sentence)) >= 3 or bool(facts(sentence))  # "F7 [S1]." states a code
-    return stated and not not_found, not_found
+    words, found = content_words(sentence), facts(sentence)
+    stated = len(words) >= 3 or bool(found)  # "F7 [S1]." states a code
+    meta = not found and words <= META_WORDS
+    return stated and not not_found and not meta, not_found
 
 
 def _sentence(

@@ -97,6 +97,34 @@ def test_the_same_phrases_said_of_the_documents_still_say_nothing_was_found(sent
     assert claim_kind(sentence) == (False, True) and says_not_found(sentence)
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Yes, my answer is supported by the sources.",
+        "Yes, the previous answer is correct based on the documents provided.",
+        "I am sure: the sources confirm the answer [S1].",
+    ],
+)
+def test_a_sentence_only_about_the_answer_and_its_sources_is_not_a_claim(sentence) -> None:
+    """Tester, 1.5B, "Are you sure?" after an FAQ answer: "Yes, my answer is supported by the sources. The Zephyr-9
+    warranty is 3 years … [S1]": the first sentence was underlined as not in the sources, grounded 0.52."""
+    assert claim_kind(sentence) == (False, False)
+    result = check_grounding(f"{sentence} The warranty lasts 3 years [S1].", {"S1": "The warranty lasts 3 years."})
+    assert result.grounded and result.unsupported_sentences == [] and len(result.claims) == 1
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The sources state that visitors must wear a badge.",
+        "The answer is 3 years [S1].",
+        "According to the documents, Anna Berg approves leave.",
+    ],
+)
+def test_a_sentence_about_the_sources_that_also_states_a_fact_is_still_a_claim(sentence) -> None:
+    assert claim_kind(sentence) == (True, False)
+
+
 def test_no_sources_means_claims_are_not_grounded() -> None:
     result = check_grounding("The notice period is 2 months.", {})
     assert not result.grounded and result.issues == ["no sources to check the answer against"]
