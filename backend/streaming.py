@@ -113,6 +113,8 @@ def replace_reason(validation: Validation) -> str:
             f"the answer says {', '.join(repr(w) for w in sources.get('unstated', []))} as the question does, "
             "but no passage the model was given uses them, so the answer says the documents do not contain it"
         )
+    elif sources.get("not_found") == "replaced" and sources.get("not_found_reason") == "restates_question":
+        reasons.append("the answer only restates the question, so the answer says the documents do not contain it")
     elif sources.get("not_found") == "no_passages" and sources.get("not_found_reason") == "unsupported":
         reasons.append(
             "no passage matched the question, and the answer stated a number or code that no document gave, "

@@ -61,6 +61,9 @@ class CitationRepair(TypedDict):
     reason: str
 
 
+NotFoundReason = Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise", "restates_question"]
+
+
 class SourcesCheck(TypedDict):
     """Whether the answer's claims are supported by the passages it was given, and what was repaired."""
 
@@ -76,10 +79,10 @@ class SourcesCheck(TypedDict):
     # answer: the model; the checks, which replaced it; or retrieval, which found no passage for the question
     original_text: NotRequired[str]  # the model's answer when it was replaced by the not-found reply
     markup_removed: NotRequired[bool]  # the answer quoted the prompt's tags (<knowledge_base>); read as "the documents"
-    not_found_reason: NotRequired[Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise"]]  # why it
-    # was replaced: no claim supported; the model judged that the passages do not state the answer to the question
-    # (validation.answerable); the answer does not give what the question asks for (asked_for); or its claims
-    # restate the question in words that no passage uses (unstated)
+    not_found_reason: NotRequired[NotFoundReason]  # why it was replaced: no claim supported; the model judged
+    # that the passages do not state the answer to the question (validation.answerable); the answer does not give
+    # what the question asks for (asked_for); its claims restate the question in words that no passage uses
+    # (unstated); or they add nothing to a wh-question (restates_question)
     asked_for: NotRequired[str]  # with "wrong_kind": what the question asks for ("a frequency")
     unstated: NotRequired[list[str]]  # with "unstated_premise": the question's words the passages lack
 

@@ -17,10 +17,11 @@ of the words it shares. Words are compared as stems (text.content_words): "weigh
 and "weigh" do not.
 """
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from backend.guardrails.grounding import SentenceSupport
+from backend.guardrails.grounding import SentenceSupport, figures
 from backend.guardrails.text import content_words, stem, typed_content_words
 
 MIN_SHARED = 2  # a claim must repeat at least this many of the question's words to be judged
@@ -62,3 +63,20 @@ def unstated_premise(question: str, claims: list[SentenceSupport], passages: Map
         return None
     missing = set().union(*(p.missing for p in judged))
     return sorted({w for w in typed_content_words(question) if stem(w) in missing})
+
+
+# A question that asks for something (not yes or no, not a choice between alternatives the answer may repeat).
+WH_QUESTION = re.compile(r"^\W*(what|which|who|whom|whose|when|where|how|why)\b", re.IGNORECASE)
+
+
+def echoes_question(question: str, claims: list[SentenceSupport]) -> bool:
+    """Whether every claim of the answer to a wh-question only restates the question: no content word, number or
+    code that the question does not already hold. "What answer denotes that a solution has accepted an input
+    string?" answered "The answer denotes that a solution has accepted an input string [S1]." gives nothing, and a
+    support check passes it, since the passage holds the question's words (SQuAD tune half, 1.5B: 3 such answers to
+    unanswerable questions, none to an answerable one). A yes-or-no question ("Can contractors carry over leave?")
+    and a choice ("simple or complex?") are answered in their own words, so they are not judged."""
+    if not claims or not WH_QUESTION.search(question) or re.search(r"\bor\b", question, re.IGNORECASE):
+        return False
+    asked, asked_figures = content_words(question), figures(question)
+    return all(not content_words(c.sentence) - asked and not figures(c.sentence) - asked_figures for c in claims)

@@ -2361,7 +2361,7 @@ export interface components {
              * Not Found Reason
              * @enum {string}
              */
-            not_found_reason?: "unsupported" | "unanswered" | "wrong_kind" | "unstated_premise";
+            not_found_reason?: "unsupported" | "unanswered" | "wrong_kind" | "unstated_premise" | "restates_question";
             /** Original Text */
             original_text?: string;
             /** Repairs */

@@ -42,6 +42,8 @@ function notFoundWhy(sources: SourcesCheck): string {
       return `The question asks for ${sources.asked_for ?? "something"} and the model's answer gave none, so it was replaced.`;
     case "unstated_premise":
       return `The model's answer used the question's words (${(sources.unstated ?? []).join(", ")}) where no passage does, so it was replaced.`;
+    case "restates_question":
+      return "The model's answer only restated the question, so it was replaced.";
     default:
       return "The model found no answer in the passages.";
   }

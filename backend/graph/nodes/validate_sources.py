@@ -12,6 +12,8 @@ and, when citations were repaired or nothing was supported, `answer`:
   often" answered without a frequency: a neighbouring fact of the passage, answer_kind.py);
 - and, with RAG_NOT_FOUND_REPLY, an answer whose claims restate the question in words that no passage uses (a
   neighbouring fact in the question's terms: "the purchase price is 240 euros" from a service price, premise.py);
+- and, with RAG_NOT_FOUND_REPLY, an answer to a wh-question whose claims add nothing to it ("What answer denotes
+  that …?" answered "The answer denotes that …", premise.echoes_question);
 - an answer in which the model itself says the documents lack the answer is restated in that same wording, which
   names the passages found (the model's own may echo the prompt's example, "they cover servicing [S1] and …");
 - a documents question that no passage matched gets not_found "no_passages"; with RAG_NOT_FOUND_REPLY, an answer
@@ -22,19 +24,18 @@ The spans of unsupported claims in the final answer are added by the memory node
 """
 
 import asyncio
-from typing import Literal
 
 from langgraph.runtime import Runtime
 
 from backend.contract.text import strip_mentions
-from backend.contract.types import Source, SourcesCheck
+from backend.contract.types import NotFoundReason, Source, SourcesCheck
 from backend.graph.deps import GraphDeps
 from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
 from backend.guardrails.answer_kind import asked_kind, gives_kind
 from backend.guardrails.grounding import GroundingResult, answer_spans, check_grounding, claim_kind, figures
-from backend.guardrails.premise import unstated_premise
+from backend.guardrails.premise import echoes_question, unstated_premise
 from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
 
 NODE = "validate_sources"
@@ -46,6 +47,7 @@ NOT_FOUND_DETAIL = {
     "wrong_kind": "the question asks for {kind} and the answer gives none: answered that it is not found",
     "unstated_premise": "the passages do not say what the answer takes from the question ({kind}): answered that it "
     "is not found",
+    "restates_question": "the answer only restates the question: answered that it is not found",
 }
 
 
@@ -150,11 +152,11 @@ def _not_found_reason(
     supported: int,
     answer: str,
     passages: dict[str, str],
-) -> tuple[Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise"] | None, dict]:
+) -> tuple[NotFoundReason | None, dict]:
     """Why an answer with claims becomes the not-found reply, if it does, and what the check adds to
     validation.sources: nothing in it is supported; the model judged the passages do not answer the question; it
-    does not give what the question asks for (asked_for); or its claims restate the question in words that no
-    passage uses (unstated: those words, as the question has them)."""
+    does not give what the question asks for (asked_for); its claims restate the question in words that no
+    passage uses (unstated: those words, as the question has them); or they add nothing to a wh-question."""
     if not result.claims:
         return None, {}
     if not supported and not_found_reply:
@@ -168,6 +170,8 @@ def _not_found_reason(
         return "wrong_kind", {"asked_for": kind.name}
     if missing := unstated_premise(asked(state), result.claims, passages):
         return "unstated_premise", {"unstated": missing}
+    if echoes_question(asked(state), result.claims):
+        return "restates_question", {}
     return None, {}
 
 

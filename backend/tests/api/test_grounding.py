@@ -52,6 +52,13 @@ class ServicePriceAsPurchasePrice(ScriptedChatModel):
         return "The purchase price of a new Zephyr-9 unit is 240 euros per unit [S1]."
 
 
+class EchoesQuestion(ScriptedChatModel):
+    """Fake model that answers "where must the badge be worn?" with the question itself, in words the passage has."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        return "The visitor badge must be worn at all times [S1]."
+
+
 async def ask(client, message: str, thread_id: str, mode: str = "auto") -> list[tuple[str, dict]]:
     body = {"message": message, "thread_id": thread_id, "mode": mode}
     events = parse_sse(await client.post("/api/chat/stream", json=body))
@@ -218,3 +225,19 @@ async def test_a_no_passage_answer_that_already_says_so_is_kept_as_the_model_wro
     assert not [n for n, _ in events if n == "replace"]
     assert done["answer"].startswith("That is not in the documents")
     assert done["validation"]["sources"]["not_found"] == "no_passages"
+
+
+async def test_an_answer_that_only_restates_the_question_becomes_an_honest_not_found(app, client):
+    app.state.services.deps.chat_model = EchoesQuestion()
+    events = await ask(client, "@office-guide where must the visitor badge be worn at all times?", "g8")
+    done, replace = events[-1][1], first(events, "replace")
+    check = done["validation"]["sources"]
+    assert check["supported"] == 1  # the passage holds every word of it: it adds nothing to the question
+    assert check["not_found_reason"] == "restates_question"
+    assert check["original_text"] == "The visitor badge must be worn at all times [S1]."
+    assert done["answer"].startswith("I could not find this in the documents.") and replace["text"] == done["answer"]
+    assert "the answer only restates the question" in replace["reason"]
+    stored = (await client.get("/api/threads/g8")).json()["messages"][-1]
+    assert stored["content"] == done["answer"] and stored["validation"]["sources"]["not_found_reason"] == (
+        "restates_question"
+    )

@@ -1,5 +1,7 @@
+import pytest
+
 from backend.guardrails.grounding import check_grounding
-from backend.guardrails.premise import MIN_SHARED, premises, unstated_premise
+from backend.guardrails.premise import MIN_SHARED, echoes_question, premises, unstated_premise
 
 SERVICE = "A standard service of a Zephyr-9 costs 240 euros per unit, including filters and labour."
 WALL = "The Zephyr-9 unit is mounted on a wall that must carry 40 kilograms."
@@ -59,3 +61,34 @@ def test_a_question_word_that_another_passage_uses_does_not_count_as_unstated():
     other = "Each Zephyr-9 weighs 32 kilograms itself, without the mounting frame."
     assert judge(question, answer, {"S1": WALL}) == ["itself", "weigh"]
     assert judge(question, answer, {"S1": WALL, "S2": other}) is None
+
+
+def echoes(question: str, answer: str, passage: str) -> bool:
+    return echoes_question(question, check_grounding(answer, {"S1": passage}, None, 0.5, question).claims)
+
+
+ACCEPTS = "A Turing machine accepts an input string when it halts in an accepting state; the answer is then yes."
+
+
+def test_an_answer_that_only_restates_a_wh_question_is_caught():
+    """SQuAD tune half, 1.5B, an unanswerable question answered with itself (its words are in the passage)."""
+    question = "What answer denotes that a solution has accepted an input string?"
+    assert echoes(question, "The answer denotes that a solution has accepted an input string [S1].", ACCEPTS)
+    assert echoes(
+        "How is time taken expressed as a function of x?",
+        "The time taken can be expressed as a function of x. [S1]",
+        "The time taken can be expressed as a function of n.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What does a Turing machine accept?", "A Turing machine accepts an input string [S1]."),  # a new word
+        ("How many states does it need?", "It needs 2 states [S1]."),  # a number the question lacks
+        ("Does a Turing machine accept an input string?", "A Turing machine accepts an input string [S1]."),  # yes/no
+        ("Which is the answer, simple or complex?", "The answer is complex [S1]."),  # a choice: its words answer it
+    ],
+)
+def test_an_answer_that_adds_to_the_question_or_answers_yes_no_or_a_choice_is_kept(question, answer):
+    assert not echoes(question, answer, ACCEPTS + " It needs 2 states. The answer is complex.")

@@ -91,6 +91,11 @@ describe("badgesFromDone", () => {
       },
     });
     expect(wrongKind[1].title).toContain("asks for a frequency");
+    const echo = badgesFromDone({
+      ...done,
+      validation: { sources: { ...sources, not_found: "replaced", not_found_reason: "restates_question" } },
+    });
+    expect(echo[1].title).toBe("The model's answer only restated the question, so it was replaced.");
     const model = badgesFromDone({ ...done, validation: { sources: { ...sources, not_found: "model" } } });
     expect(model.map((b) => b.label)).toEqual(["searched the documents", "not in the documents"]);
     expect(model[1].title).toBe("The model found no answer in the passages.");
