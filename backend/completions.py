@@ -174,9 +174,13 @@ def annotations(answer: str, sources: list[PublicSource], base_url: str) -> list
     return list(out.values())
 
 
-def usage(question: str, answer: str) -> Usage:
-    """Estimated token counts of the question and the answer."""
-    prompt, completion = estimate_tokens(question), estimate_tokens(answer)
+def usage(question: str, answer: str, done: DoneEvent | None = None) -> Usage:
+    """The model's own token counts over the turn (DoneEvent.usage), else an estimate of the question and the
+    answer (a backend that reports none, a turn answered without the model)."""
+    if done is not None and done.usage is not None:
+        prompt, completion = done.usage.prompt_tokens, done.usage.completion_tokens
+    else:
+        prompt, completion = estimate_tokens(question), estimate_tokens(answer)
     return Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
 
 
@@ -270,7 +274,7 @@ class TurnWriter:
             created=self.created,
             model=self.model,
             choices=[Choice(message=message, finish_reason=self.finish_reason)],
-            usage=usage(self.conversation.question, self.answer),
+            usage=usage(self.conversation.question, self.answer, self.done),
             ragline=self.info(),
         )
 
@@ -295,7 +299,7 @@ class TurnWriter:
             last = self.chunk(Delta(annotations=notes or None), finish_reason=self.finish_reason, ragline=self.info())
             out = [last.model_dump_json()]
             if include_usage:  # OpenAI's usage chunk: after the last choice, with no choices
-                used = usage(self.conversation.question, self.answer)
+                used = usage(self.conversation.question, self.answer, self.done)
                 tail = ChatCompletionChunk(id=self.id, created=self.created, model=self.model, choices=[], usage=used)
                 out.append(tail.model_dump_json())
             return [*out, DONE_LINE]

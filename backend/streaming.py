@@ -12,7 +12,15 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
-from backend.contract.events import DoneEvent, ErrorEvent, ReplaceEvent, SourcesEvent, StatusEvent, TokenEvent
+from backend.contract.events import (
+    DoneEvent,
+    ErrorEvent,
+    ModelUsage,
+    ReplaceEvent,
+    SourcesEvent,
+    StatusEvent,
+    TokenEvent,
+)
 from backend.contract.types import GuardrailMode, Mode, TurnRecord, Validation
 from backend.graph.deps import GraphDeps
 from backend.graph.report import NODE_LABELS, SILENT_NODES
@@ -178,17 +186,29 @@ class EventMapper:
     def __init__(self) -> None:
         self.gate = TokenGate()
         self._reports: dict[str, dict] = {}
+        self.usage: ModelUsage | None = None  # summed over the turn's model calls that reported counts
 
     def map(self, mode: str, chunk: Any) -> list[BaseModel]:
         """The payloads for one stream item (often none)."""
         if mode == "messages":
             message, meta = chunk
+            self._count(getattr(message, "usage_metadata", None))
             text = message.text if meta.get("langgraph_node") == ANSWER_NODE else ""
             token = self.gate.feed(text) if text else None  # Ollama ends its stream with empty chunks
             return [token] if token else []
         if mode == "custom":
             return self._custom(chunk)
         return self._task(chunk) if mode == "tasks" else []
+
+    def _count(self, used: Any) -> None:
+        """Add one model call's counts (its last chunk carries them: llama.cpp's `include_usage`, Ollama's)."""
+        if not used:
+            return
+        before = self.usage or ModelUsage(prompt_tokens=0, completion_tokens=0)
+        self.usage = ModelUsage(
+            prompt_tokens=before.prompt_tokens + int(used.get("input_tokens") or 0),
+            completion_tokens=before.completion_tokens + int(used.get("output_tokens") or 0),
+        )
 
     def _custom(self, item: dict) -> list[BaseModel]:
         if item.get("kind") == "report":
@@ -240,11 +260,11 @@ async def turn_events(
         log.exception("turn failed on thread %s", thread_id)
         yield describe_error(exc, deps)
         return
-    for payload in final_events(record, "".join(mapper.gate.sent), thread_id):
+    for payload in final_events(record, "".join(mapper.gate.sent), thread_id, mapper.usage):
         yield payload
 
 
-def final_events(record: TurnRecord, sent: str, thread_id: str) -> list[BaseModel]:
+def final_events(record: TurnRecord, sent: str, thread_id: str, usage: ModelUsage | None = None) -> list[BaseModel]:
     """What follows the graph: the answer (if nothing streamed) or a replacement, sources, then done."""
     answer = record["answer"]
     out: list[BaseModel] = []
@@ -265,6 +285,7 @@ def final_events(record: TurnRecord, sent: str, thread_id: str) -> list[BaseMode
             scope=record["scope"],
             triage=record["triage"],
             validation=record["validation"],
+            usage=usage,
         )
     )
     return out

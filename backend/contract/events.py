@@ -43,6 +43,14 @@ class SourcesEvent(BaseModel):
     sources: list[PublicSource]
 
 
+class ModelUsage(BaseModel):
+    """Tokens the model counted over a turn's calls (rewrite, answer, verdict): prompt tokens include those read
+    from its cache."""
+
+    prompt_tokens: int
+    completion_tokens: int
+
+
 class DoneEvent(BaseModel):
     """Last event of a completed turn: the final answer and how it was produced."""
 
@@ -55,6 +63,7 @@ class DoneEvent(BaseModel):
     scope: Scope | None = None  # the documents the search was limited to; None: every document the asker may read
     triage: Triage | None = None
     validation: Validation | None = None
+    usage: ModelUsage | None = None  # None when no model call of the turn reported its counts (the fake, a FAQ)
 
 
 class ErrorEvent(BaseModel):

@@ -130,7 +130,9 @@ class RaglineInfo(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts: Ragline's estimate (one token per 4 characters) of the question and of the answer."""
+    """Token counts: the model's own, summed over the turn's calls (rewrite, answer, verdict; prompt tokens include
+    cached ones), when its backend reports them (embedded llama.cpp, Ollama); else Ragline's estimate (one token per
+    4 characters) of the question and of the answer."""
 
     prompt_tokens: int
     completion_tokens: int

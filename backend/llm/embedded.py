@@ -61,4 +61,5 @@ def embedded_chat_model(base_url: str, model_name: str, settings: Settings) -> C
         # a long prompt's prefill on a slow CPU: the first chunk may take minutes
         max_retries=0,
         streaming=True,
+        stream_usage=True,  # each call's last chunk carries llama.cpp's token counts (the /v1 API reports them)
     )

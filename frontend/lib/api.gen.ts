@@ -1289,6 +1289,7 @@ export interface components {
             /** Thread Id */
             thread_id: string;
             triage?: components["schemas"]["Triage"] | null;
+            usage?: components["schemas"]["ModelUsage"] | null;
             validation?: components["schemas"]["Validation"] | null;
         };
         /** @description One server-sent event: `event` names it, `data` is the JSON of its model. */
@@ -1577,6 +1578,8 @@ export interface components {
             thread_id: string;
             /** @default null */
             triage: components["schemas"]["Triage"] | null;
+            /** @default null */
+            usage: components["schemas"]["ModelUsage"] | null;
             /** @default null */
             validation: components["schemas"]["Validation"] | null;
         };
@@ -1984,6 +1987,17 @@ export interface components {
              * @description The server's URL, without credentials.
              */
             url: string;
+        };
+        /**
+         * ModelUsage
+         * @description Tokens the model counted over a turn's calls (rewrite, answer, verdict): prompt tokens include those read
+         *     from its cache.
+         */
+        ModelUsage: {
+            /** Completion Tokens */
+            completion_tokens: number;
+            /** Prompt Tokens */
+            prompt_tokens: number;
         };
         /**
          * NewCollection
@@ -2592,7 +2606,9 @@ export interface components {
         };
         /**
          * Usage
-         * @description Token counts: Ragline's estimate (one token per 4 characters) of the question and of the answer.
+         * @description Token counts: the model's own, summed over the turn's calls (rewrite, answer, verdict; prompt tokens include
+         *     cached ones), when its backend reports them (embedded llama.cpp, Ollama); else Ragline's estimate (one token per
+         *     4 characters) of the question and of the answer.
          */
         Usage: {
             /** Completion Tokens */

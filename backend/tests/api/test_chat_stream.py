@@ -134,9 +134,10 @@ async def test_chat_json_returns_answer_with_sources(client):
     body = response.json()
     assert set(body) == {
         *("thread_id", "question", "answer", "sources", "intent", "rewritten_query", "route_reason"),
-        *("scope", "triage", "validation"),
+        *("scope", "triage", "validation", "usage"),
     }
     assert body["validation"]["sources"]["grounded"] is True and body["triage"]["route"] == ""
+    assert body["usage"] is None  # the fake model reports no token counts (the embedded one does)
     assert "240 euros" in body["answer"] and body["sources"][0]["document"] == "zephyr-9-service-manual.md"
 
 

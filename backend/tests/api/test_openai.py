@@ -10,6 +10,8 @@ import openai
 import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessageChunk
+from langchain_core.outputs import ChatGenerationChunk
 
 from backend.graph.prompts import SYSTEM_PROMPT
 from backend.llm.fake import ScriptedChatModel
@@ -320,3 +322,38 @@ def test_model_failure_is_an_openai_error_in_the_stream_and_a_503_otherwise(live
             client.chat.completions.create(model="ragline-chat", messages=[user("Write a poem")])
     assert streamed.value.body["code"] == "model_unreachable" and streamed.value.body["type"] == "server_error"
     assert plain.value.status_code == 503 and plain.value.body["code"] == "model_unreachable"
+
+
+class CountingFake(ScriptedChatModel):
+    """Fake model that reports token counts as llama.cpp does: 300 prompt and 7 completion tokens per call, on the
+    last chunk of a streamed call and on the message of an invoked one."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        result.generations[0].message.usage_metadata = {"input_tokens": 300, "output_tokens": 7, "total_tokens": 307}
+        return result
+
+    async def _astream(self, messages, stop=None, run_manager=None, **kwargs):
+        async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+            yield chunk
+        used = {"input_tokens": 300, "output_tokens": 7, "total_tokens": 307}
+        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=used))
+
+
+def test_usage_is_the_models_own_count_summed_over_the_turns_calls(live, client):
+    """Usage used to be an estimate of the question and the answer (about 14 prompt tokens for this question),
+    whatever the model read: the system prompt, the passages and the verdict's prompt."""
+    url, app = live
+    model = CountingFake()
+    with chat_model(app, model):
+        completion = client.chat.completions.create(model="ragline", messages=[user(SERVICE_QUESTION)])
+        options = {"include_usage": True}
+        stream = client.chat.completions.create(
+            model="ragline", messages=[user(SERVICE_QUESTION)], stream=True, stream_options=options
+        )
+        chunks = list(stream)
+    calls = len(model.calls) // 2  # two turns asked the same calls: the answer and the answerable verdict
+    assert calls >= 2
+    for used in (completion.usage, chunks[-1].usage):
+        assert used.prompt_tokens == 300 * calls and used.completion_tokens == 7 * calls
+        assert used.total_tokens == 307 * calls

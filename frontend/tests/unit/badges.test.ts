@@ -12,6 +12,7 @@ const done: DoneEvent = {
   scope: null,
   triage: null,
   validation: null,
+  usage: null,
 };
 const check = { reason: "", scores: {} };
 
