@@ -181,6 +181,8 @@ async def test_chat_json_returns_the_whole_ollama_answer(ollama, tmp_path):
 
     assert response.status_code == 200
     assert response.json()["answer"] == ANSWER and response.json()["sources"] == []
+    used = response.json()["usage"]  # Ollama's own counts (the double counts words: the system prompt's too)
+    assert used["completion_tokens"] > 0 and used["prompt_tokens"] > 50
 
 
 def test_stop_closes_the_ollama_stream_mid_answer_and_keeps_the_partial_answer_marked_stopped(ollama, tmp_path):
