@@ -195,27 +195,35 @@ def with_context(sentence: str, question: str) -> str:
     return f"{question} {sentence}" if question and len(content_words(sentence)) < SHORT_CLAIM_WORDS else sentence
 
 
-# Words that speak of the answer and its sources, not of the documents' subject. A sentence made only of these
-# ("Yes, my answer is supported by the sources.", the opening of a reply to "Are you sure?") states nothing a passage
-# could hold: read as a claim, it was underlined as not in the sources and halved the answer's grounded score (tester).
+# Words that speak of the answer and its sources, not of the documents' subject. A sentence made only of these that
+# refers to the reply itself (ANSWER_ITSELF) and lays down no rule ("Yes, my answer is supported by the sources.",
+# the opening of a reply to "Are you sure?") states nothing a passage could hold: read as a claim, it was underlined
+# as not in the sources and halved the answer's grounded score (tester). "Supporting documents must be provided."
+# is a rule, and a claim.
 META_WORDS = frozenset(
     stem(w)
     for w in word_set(
-        "answer answers answered source sources document documents passage passages context information text "
-        "supported support supports confirmed confirm confirms correct right accurate true sure certain indeed "
-        "stand stands previous earlier above given provided based statement stated say says said my me am"
+        "answer answers answered source sources document documents passage passages context supported support "
+        "supports confirmed confirm confirms correct accurate true sure certain indeed stand stands previous "
+        "earlier above based my me am say says said stated"
     )
 )
+ANSWER_ITSELF = re.compile(r"^\W*(yes|no)\b|\b(my|i|previous|earlier)\b|\banswer", re.IGNORECASE)
+_RULE = re.compile(r"\b(must|should|shall|may|need|needs|required?)\b", re.IGNORECASE)
+
+
+def about_the_answer(sentence: str, words: set[str]) -> bool:
+    """A sentence that only says the reply is right or sourced: words from META_WORDS, a reference to the reply."""
+    return words <= META_WORDS and bool(ANSWER_ITSELF.search(sentence)) and not _RULE.search(sentence)
 
 
 def claim_kind(sentence: str) -> tuple[bool, bool]:
-    """(is a claim, says nothing was found): a not-found statement is never a claim, nor a sentence that only speaks
-    of the answer and its sources."""
+    """(is a claim, says nothing was found): a not-found statement is never a claim, nor a sentence that only says
+    the reply is right or sourced."""
     not_found = says_not_found(sentence)
     words, found = content_words(sentence), facts(sentence)
     stated = len(words) >= 3 or bool(found)  # "F7 [S1]." states a code
-    meta = not found and words <= META_WORDS
-    return stated and not not_found and not meta, not_found
+    return stated and not not_found and not (not found and about_the_answer(sentence, words)), not_found
 
 
 def _sentence(

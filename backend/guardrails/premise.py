@@ -21,8 +21,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from backend.guardrails.grounding import SentenceSupport, figures
-from backend.guardrails.text import content_words, stem, typed_content_words
+from backend.contract.citations import CITATION_RE
+from backend.guardrails.grounding import SentenceSupport
+from backend.guardrails.text import content_words, stem, typed_content_words, word_set
 
 MIN_SHARED = 2  # a claim must repeat at least this many of the question's words to be judged
 MAX_MISSING_SHARE = 0.5  # a claim for which this share of them (or more) is in no passage restates the question
@@ -67,16 +68,29 @@ def unstated_premise(question: str, claims: list[SentenceSupport], passages: Map
 
 # A question that asks for something (not yes or no, not a choice between alternatives the answer may repeat).
 WH_QUESTION = re.compile(r"^\W*(what|which|who|whom|whose|when|where|how|why)\b", re.IGNORECASE)
+# Words that carry no answer: articles, prepositions, auxiliaries and the question words. Narrower than
+# text._STOP on purpose: "you", "all", "each", "not", "no", "here", "there", "it" (IT) are answers to who, which,
+# how or where ("Which employees can work remotely?" → "All employees can work remotely [S1].").
+_FILLER = word_set(
+    "a an the of to in on at for with by from as into about is are was were be been being am do does did has have "
+    "had can could will would should shall may might must that this these those what which who whom whose when "
+    "where why how and"
+)
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
-def echoes_question(question: str, claims: list[SentenceSupport]) -> bool:
-    """Whether every claim of the answer to a wh-question only restates the question: no content word, number or
-    code that the question does not already hold. "What answer denotes that a solution has accepted an input
-    string?" answered "The answer denotes that a solution has accepted an input string [S1]." gives nothing, and a
-    support check passes it, since the passage holds the question's words (SQuAD tune half, 1.5B: 3 such answers to
-    unanswerable questions, none to an answerable one). A yes-or-no question ("Can contractors carry over leave?")
-    and a choice ("simple or complex?") are answered in their own words, so they are not judged."""
+def _echo_words(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(CITATION_RE.sub(" ", text).lower()) if w not in _FILLER}
+
+
+def echoes_question(question: str, answer: str, claims: list[SentenceSupport]) -> bool:
+    """Whether an answer with claims, to a wh-question, only restates the question: no word of it (list items and
+    short sentences included) that the question does not already hold, articles, prepositions and auxiliaries
+    aside. "What answer denotes that a solution has accepted an input string?" answered "The answer denotes that a
+    solution has accepted an input string [S1]." gives nothing, and a support check passes it, since the passage
+    holds the question's words (tune halves, 1.5B: 3 such answers to unanswerable questions, 1 wrong answer to an
+    answerable one, no correct answer). A yes-or-no question ("Can contractors carry over leave?") and a choice
+    ("simple or complex?") are answered in their own words, so they are not judged."""
     if not claims or not WH_QUESTION.search(question) or re.search(r"\bor\b", question, re.IGNORECASE):
         return False
-    asked, asked_figures = content_words(question), figures(question)
-    return all(not content_words(c.sentence) - asked and not figures(c.sentence) - asked_figures for c in claims)
+    return not _echo_words(answer) - _echo_words(question)

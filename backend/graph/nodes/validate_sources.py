@@ -170,7 +170,7 @@ def _not_found_reason(
         return "wrong_kind", {"asked_for": kind.name}
     if missing := unstated_premise(asked(state), result.claims, passages):
         return "unstated_premise", {"unstated": missing}
-    if echoes_question(asked(state), result.claims):
+    if echoes_question(asked(state), answer, result.claims):
         return "restates_question", {}
     return None, {}
 

@@ -101,7 +101,7 @@ def test_the_same_phrases_said_of_the_documents_still_say_nothing_was_found(sent
     "sentence",
     [
         "Yes, my answer is supported by the sources.",
-        "Yes, the previous answer is correct based on the documents provided.",
+        "Yes, the previous answer is correct based on the sources.",
         "I am sure: the sources confirm the answer [S1].",
     ],
 )
@@ -119,6 +119,11 @@ def test_a_sentence_only_about_the_answer_and_its_sources_is_not_a_claim(sentenc
         "The sources state that visitors must wear a badge.",
         "The answer is 3 years [S1].",
         "According to the documents, Anna Berg approves leave.",
+        # review: policy sentences in words that also speak of sources are rules, not remarks about the reply
+        "Supporting documents must be provided [S7].",
+        "The information you provide must be true and correct [S1].",
+        "All statements must be supported by documents.",
+        "The documents are based on the sources above.",  # about sources, but not about this reply
     ],
 )
 def test_a_sentence_about_the_sources_that_also_states_a_fact_is_still_a_claim(sentence) -> None:

@@ -64,7 +64,7 @@ def test_a_question_word_that_another_passage_uses_does_not_count_as_unstated():
 
 
 def echoes(question: str, answer: str, passage: str) -> bool:
-    return echoes_question(question, check_grounding(answer, {"S1": passage}, None, 0.5, question).claims)
+    return echoes_question(question, answer, check_grounding(answer, {"S1": passage}, None, 0.5, question).claims)
 
 
 ACCEPTS = "A Turing machine accepts an input string when it halts in an accepting state; the answer is then yes."
@@ -74,11 +74,20 @@ def test_an_answer_that_only_restates_a_wh_question_is_caught():
     """SQuAD tune half, 1.5B, an unanswerable question answered with itself (its words are in the passage)."""
     question = "What answer denotes that a solution has accepted an input string?"
     assert echoes(question, "The answer denotes that a solution has accepted an input string [S1].", ACCEPTS)
+    passage = "The time taken can be expressed as a function of n."
     assert echoes(
         "How is time taken expressed as a function of x?",
         "The time taken can be expressed as a function of x. [S1]",
-        "The time taken can be expressed as a function of n.",
+        passage,
     )
+
+
+POLICY = (
+    "You are responsible for keeping your password secret. All employees can work remotely two days a week. "
+    "You must not share your password with a colleague. There is no dress code on Fridays. Lost laptops are "
+    "handled by IT. Each expense needs a receipt. The first aid kit is here, at reception. Your manager approves "
+    "leave. For onboarding you need these documents: passport, tax card, bank details."
+)
 
 
 @pytest.mark.parametrize(
@@ -88,7 +97,23 @@ def test_an_answer_that_only_restates_a_wh_question_is_caught():
         ("How many states does it need?", "It needs 2 states [S1]."),  # a number the question lacks
         ("Does a Turing machine accept an input string?", "A Turing machine accepts an input string [S1]."),  # yes/no
         ("Which is the answer, simple or complex?", "The answer is complex [S1]."),  # a choice: its words answer it
+        # review: the words that answer who, which, how and where are often short ones
+        (
+            "Who is responsible for keeping my password secret?",
+            "You are responsible for keeping your password secret [S1].",
+        ),
+        ("Which employees can work remotely?", "All employees can work remotely [S1]."),
+        ("How can I share my password with a colleague?", "You must not share your password with a colleague [S1]."),
+        ("What is the dress code on Fridays?", "There is no dress code on Fridays [S1]."),
+        ("Who handles lost laptops?", "Lost laptops are handled by IT [S1]."),
+        ("Which expenses need a receipt?", "Each expense needs a receipt [S1]."),
+        ("Where is the first aid kit?", "The first aid kit is here [S1]."),
+        ("Who approves leave, my manager?", "Your manager approves leave [S1]."),
+        (  # a list answers it, under a lead-in that repeats the question
+            "Which documents do I need for onboarding?",
+            "For onboarding you need these documents [S1]:\n- passport\n- tax card\n- bank details",
+        ),
     ],
 )
 def test_an_answer_that_adds_to_the_question_or_answers_yes_no_or_a_choice_is_kept(question, answer):
-    assert not echoes(question, answer, ACCEPTS + " It needs 2 states. The answer is complex.")
+    assert not echoes(question, answer, ACCEPTS + " It needs 2 states. The answer is complex. " + POLICY)
