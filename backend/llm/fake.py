@@ -16,6 +16,7 @@ NOT_FOUND_REPLY = "That is not in the documents."
 # A question containing this makes the fake add a claim no passage supports (for UI and end-to-end tests).
 INVENT_TRIGGER = "(fake: invent a fact)"
 CITE_AFTER_TRIGGER = "(fake: cite after the full stop)"  # "… per night. [S1]", as small models often write it
+TWO_SENTENCES_TRIGGER = "(fake: quote two sentences)"  # two claims citing the first passage, each with its marker
 INVENTED_CLAIM = "The unit also holds 42 litres of R-410A refrigerant [S1]."
 # Asked whether the sources state the answer (the answerable check), the fake says yes unless the question has this.
 NOT_ANSWERED_TRIGGER = "The fake judge says no."  # plain words: the injection classifier flagged "(fake: …)"
@@ -71,8 +72,12 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
         bodies = [part.split("</knowledge_base>", 1)[0] for part in shown.split("<knowledge_base>")[1:]]
         question = last.rsplit("Question:", 1)[-1]
         entries = [e for body in bodies for e in _ENTRY_RE.findall(body)]
-        after = CITE_AFTER_TRIGGER in question
-        question = question.replace(CITE_AFTER_TRIGGER, "")
+        after, twice = CITE_AFTER_TRIGGER in question, TWO_SENTENCES_TRIGGER in question
+        question = question.replace(CITE_AFTER_TRIGGER, "").replace(TWO_SENTENCES_TRIGGER, "")
+        if twice and entries:  # the first passage's two sentences closest to the question, each citing it
+            sid, text = entries[0]
+            first = best_sentence(text, question)
+            entries = [(sid, first), (sid, best_sentence(text.replace(first, ""), question))]
         quotes = [
             f"{best_sentence(text, question).rstrip('.')}" + (f". [{sid}]" if after else f" [{sid}].")
             for sid, text in entries

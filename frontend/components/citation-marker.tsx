@@ -6,7 +6,15 @@ import type { Source } from "@/lib/types";
 
 const PREVIEW_ROOM_PX = 190; // about the tallest preview: a title line and six lines of snippet
 
-export function CitationMarker({ id, source, onCite }: { id: string; source?: Source; onCite?: (id: string) => void }) {
+export function CitationMarker({
+  id,
+  source,
+  onCite,
+}: {
+  id: string;
+  source?: Source;
+  onCite?: (id: string, marker: HTMLElement) => void;
+}) {
   const [below, setBelow] = useState(false);
   const place = (e: React.SyntheticEvent<HTMLElement>) => {
     const top = e.currentTarget.getBoundingClientRect().top;
@@ -20,7 +28,7 @@ export function CitationMarker({ id, source, onCite }: { id: string; source?: So
         className="cite-marker"
         data-cite={id}
         aria-label={source ? `Source ${id}: ${source.document}` : `Source ${id}`}
-        onClick={() => onCite?.(id)}
+        onClick={(e) => onCite?.(id, e.currentTarget)}
       >
         {id}
       </button>

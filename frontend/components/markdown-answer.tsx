@@ -23,7 +23,7 @@ function MarkdownAnswerInner({
 }: {
   text: string;
   sources?: Source[];
-  onCite?: (id: string) => void;
+  onCite?: (id: string, marker: HTMLElement) => void;
   unsupported?: Span[];
 }) {
   const remarkPlugins = [remarkGfm, [remarkUnsupported, { spans: unsupported }], remarkCitations] as never;

@@ -64,13 +64,16 @@ export function MessageItem({
   const sources = message.sources ?? [];
   const info = message.done ?? message.stored;
   const unsupported = streaming ? undefined : info?.validation?.sources?.unsupported;
-  /** A citation opens its document at the passage; the sources panel opens on its card too. */
-  const onCite = (id: string) => {
+  /** A citation opens its document at the passage, for the sentence that marker ends (a source cited twice has
+   * two); the sources panel opens on its card too. From the panel (no marker), the first sentence citing it. */
+  const onCite = (id: string, marker?: HTMLElement) => {
     const source = sources.find((s) => s.id === id);
     if (!source) return;
     setSourcesOpen(true);
     setHighlighted(id);
-    setViewing({ source, claim: claimFor(message.content, id) });
+    const same = marker?.closest(".answer")?.querySelectorAll(`button.cite-marker[data-cite="${id}"]`) ?? [];
+    const nth = Math.max(0, Array.from(same).indexOf(marker as Element));
+    setViewing({ source, claim: claimFor(message.content, id, nth) });
   };
 
   return (

@@ -44,29 +44,31 @@ function firstWord(parts: Part[]): number {
 }
 
 /**
- * The sentence of the answer that carries the marker of `id`, without its markers ("" if none does). A marker
- * written after the full stop ("… 63 euros. [S1] Receipts …") opens the next piece of text, but cites the
- * sentence before it.
+ * The sentence of the answer that carries the `nth` marker of `id` (0: the first), without its markers ("" if
+ * none does; the first such sentence when there are fewer). A marker written after the full stop ("… 63 euros.
+ * [S1] Receipts …") opens the next piece of text, but cites the sentence before it.
  */
-export function claimFor(answer: string, id: string): string {
+export function claimFor(answer: string, id: string, nth = 0): string {
   const all = sentences(answer).map((s) => splitCitations(s.text));
-  const cites = (parts: Part[]) => parts.some((p) => p.type === "cite" && p.id === id);
   const marked = (parts: Part[]) => parts.slice(firstWord(parts)).some((p) => p.type === "cite");
   // a sentence's leading markers are the sentence before's when that one has none of its own
   const leadsBack = (i: number) => i > 0 && !marked(all[i - 1]) && firstWord(all[i - 1]) < all[i - 1].length;
+  const citing: string[] = []; // one entry per marker of `id`, in order: the sentence it cites
   for (let i = 0; i < all.length; i++) {
     const words = firstWord(all[i]);
     if (words === all[i].length) continue; // markers only: the sentence before holds them
     const own = all[i].slice(leadsBack(i) ? words : 0);
     const next = i + 1 < all.length && leadsBack(i + 1) ? all[i + 1].slice(0, firstWord(all[i + 1])) : [];
-    if (!cites(own) && !cites(next)) continue;
+    const markers = [...own, ...next].filter((p) => p.type === "cite" && p.id === id).length;
+    if (!markers) continue;
     const text = all[i].flatMap((p) => (p.type === "text" ? [p.value] : []));
-    return text
+    const sentence = text
       .join("")
       .replace(/\s+([.,;:!?])/g, "$1")
       .trim();
+    for (let k = 0; k < markers; k++) citing.push(sentence);
   }
-  return "";
+  return citing[nth] ?? citing[0] ?? "";
 }
 
 /**

@@ -53,6 +53,28 @@ test("a citation opens its Markdown document at the passage, supporting sentence
   await expect(chat.viewer).toBeHidden();
 });
 
+test("each marker of a source cited twice opens the sentence that marker ends", async ({ chat }) => {
+  // Tester: every marker of one source showed the first sentence citing it ("Answer: The four spaces …").
+  await chat.goto();
+  await chat.ask("@zephyr-9-service-manual.md How often must the Zephyr-9 be serviced? (fake: quote two sentences)");
+  const answer = await chat.waitForAnswerDone();
+  const markers = answer.citations.and(answer.root.locator('[data-cite="S1"]'));
+  await expect(markers).toHaveCount(2);
+  const claim = chat.viewer.locator(".doc-viewer-claim");
+  const shown: string[] = [];
+  for (const n of [0, 1]) {
+    await markers.nth(n).click();
+    await expect(claim).toBeVisible();
+    shown.push(((await claim.textContent()) ?? "").replace(/^Answer:\s*/, "").trim());
+    await chat.page.keyboard.press("Escape");
+    await expect(chat.viewer).toBeHidden();
+  }
+  expect(shown[0]).not.toEqual(shown[1]);
+  const text = (await answer.text.textContent()) ?? "";
+  for (const sentence of shown) expect(text).toContain(sentence.replace(/\.$/, ""));
+  expect(text.indexOf(shown[0].replace(/\.$/, ""))).toBeLessThan(text.indexOf(shown[1].replace(/\.$/, "")));
+});
+
 test("a PDF citation opens the page itself, rendered by pdf.js with the sentence boxed, and links to the PDF", async ({
   chat,
 }) => {

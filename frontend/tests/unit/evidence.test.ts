@@ -31,6 +31,17 @@ describe("claimFor", () => {
     expect(claimFor("Leave is 25 days [S1]. [S2] says receipts are kept.", "S2")).toBe("says receipts are kept.");
     expect(claimFor("Leave is 25 days.\n\n[S1]", "S1")).toBe("Leave is 25 days.");
   });
+
+  it("gives the sentence of the clicked marker when one source is cited twice (tester: every marker opened the first)", () => {
+    const answer =
+      "Bikes park in the covered rack [S2]. The four spaces by the entrance are for visitors [S2]. Badges [S1].";
+    expect(claimFor(answer, "S2", 0)).toBe("Bikes park in the covered rack.");
+    expect(claimFor(answer, "S2", 1)).toBe("The four spaces by the entrance are for visitors.");
+    expect(claimFor(answer, "S2", 5)).toBe("Bikes park in the covered rack."); // fewer markers: the first
+    expect(claimFor("Steps are approved. [S1] Trips abroad need finance [S1].", "S1", 1)).toBe(
+      "Trips abroad need finance.",
+    );
+  });
 });
 
 describe("supportingSpan", () => {
