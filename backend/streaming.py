@@ -28,7 +28,7 @@ from backend.graph.state import turn_input
 from backend.guardrails.pii import known_pii
 from backend.guardrails.policy import check_input
 from backend.guardrails.repair import reason as repair_reason
-from backend.guardrails.stream import StreamRedactor
+from backend.guardrails.stream import MarkerStripper, StreamRedactor
 from backend.llm.pool import SERVER_NOTE
 from backend.settings import Settings, public_url
 
@@ -151,20 +151,26 @@ class TokenGate:
     def __init__(self) -> None:
         self.sent: list[str] = []
         self._redactor: StreamRedactor | None = None
+        self._markers: MarkerStripper | None = None  # a run with no sources: its citation markers cite nothing
 
     def start(self, node_input: dict[str, Any]) -> None:
         """A generator run starts: PII already in the question or the sources may be repeated."""
-        sources = "\n".join(d.get("text", "") for d in node_input.get("documents") or [])
+        documents = node_input.get("documents") or []
+        sources = "\n".join(d.get("text", "") for d in documents)
         question = node_input.get("question", "")
         self._redactor = StreamRedactor(allowed=known_pii(question, sources), seen_text=f"{question}\n{sources}")
+        self._markers = None if node_input.get("intent") == "rag" and documents else MarkerStripper()
 
     def feed(self, text: str) -> TokenEvent | None:
         """The part of the token that is safe to send now."""
-        return self._sent(self._redactor.feed(text) if self._redactor else text)
+        safe = self._redactor.feed(text) if self._redactor else text
+        return self._sent(self._markers.feed(safe) if self._markers else safe)
 
     def flush(self) -> TokenEvent | None:
-        """Whatever the redactor still holds, at the end of the generator."""
+        """Whatever the redactor (and the marker stripper) still hold, at the end of the generator."""
         safe, self._redactor = (self._redactor.flush() if self._redactor else ""), None
+        if self._markers:
+            safe, self._markers = self._markers.feed(safe) + self._markers.flush(), None
         return self._sent(safe)
 
     def _sent(self, text: str) -> TokenEvent | None:

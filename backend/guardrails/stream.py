@@ -24,6 +24,7 @@ common or already in front of them, never the match.
 import re
 from collections.abc import Iterable
 
+from backend.contract.citations import CITATION_PATTERN
 from backend.guardrails.pii import PII_TYPES, PiiMatch, find_pii, pii_key, placeholder
 
 MAX_PREFIX = 24  # longest word start kept from the question and sources (a first token is shorter)
@@ -165,3 +166,33 @@ def _is_opener(text: str, openers: frozenset[str]) -> bool:
 def _starts_no_match(word: str) -> bool:
     """True for a word of letters only that no PII match can start with and continue past: all but two capitals."""
     return word.isalpha() and not (len(word) == 2 and word.isupper())
+
+
+# What may still become a citation marker (with the space before it) at the end of the text so far: spaces, or
+# spaces then "[", "[S", "[S1", "[S1, S", … (CITATION_PATTERN, unfinished).
+_MARKER_START = re.compile(r"[ \t]*\[(?:S[0-9]*(?:\s*[,;]\s*S?[0-9]*)*)?$|[ \t]+$")
+_MARKER = re.compile(r"[ \t]*" + CITATION_PATTERN)
+MAX_MARKER = 40  # characters held back at most for one unfinished marker
+
+
+class MarkerStripper:
+    """Drop citation markers from a stream with no sources to cite (a chat answer): a small model writes "Bonjour!
+    [S1]" after the system prompt's citation rule, and a client of /v1 keeps what streamed (tester). The stored
+    answer drops them too (the ledger knows no S1). A marker split across tokens ("[", "S1", "]") is held back until
+    it ends or can no longer be one; the space before it goes with it."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, token: str) -> str:
+        """The part of the text so far that is safe to send: markers removed, an unfinished one held back."""
+        text = _MARKER.sub("", self._held + token)
+        start = _MARKER_START.search(text)
+        cut = start.start() if start and len(text) - start.start() <= MAX_MARKER else len(text)
+        self._held = text[cut:]
+        return text[:cut]
+
+    def flush(self) -> str:
+        """What is held at the end: not a marker after all."""
+        rest, self._held = self._held, ""
+        return rest

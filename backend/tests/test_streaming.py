@@ -121,3 +121,28 @@ def test_describe_error_names_the_pool_server_an_error_came_from_else_every_serv
     assert describe_error(broken, pool).message == "The ollama model server at http://gpu-b:2 broke off its answer."
     none = describe_error(ConnectionError("Failed to connect to Ollama"), pool).message
     assert "Could not reach the ollama model servers at http://gpu-a:1, http://gpu-b:2." in none
+
+
+def generator_text(mapper: EventMapper, node_input: dict, pieces: list[str]) -> str:
+    out = run(
+        mapper, task_start("generator", node_input), *(token("generator", p) for p in pieces), task_end("generator")
+    )
+    return "".join(p.text for p in out if not hasattr(p, "node"))
+
+
+def test_a_chat_answers_citation_markers_never_stream_even_split_across_tokens():
+    """Tester, /v1 model ragline-chat: "Bonjour! [S1]" streamed as is (the stored answer dropped the marker, which
+    only the ragline.replace extension said); an OpenAI client keeps what streamed."""
+    chat = {"question": "Say hello in French.", "intent": "chat", "documents": []}
+    assert generator_text(EventMapper(), chat, ["Bon", "jour!", " [", "S", "1", "]"]) == "Bonjour!"
+    assert (
+        generator_text(EventMapper(), chat, ["Too cold", " [S1][S2]", "! A [note] stays."])
+        == "Too cold! A [note] stays."
+    )
+    no_passages = {"question": "Our dress code?", "intent": "rag", "documents": []}
+    assert generator_text(EventMapper(), no_passages, ["None matched [S1]."]) == "None matched."
+
+
+def test_a_documents_answers_citation_markers_stream_as_written():
+    rag = {"question": "Leave?", "intent": "rag", "documents": [{"id": "S1", "text": "Leave is 28 days."}]}
+    assert generator_text(EventMapper(), rag, ["Leave is 28 days", " [", "S1", "]."]) == "Leave is 28 days [S1]."

@@ -357,3 +357,22 @@ def test_usage_is_the_models_own_count_summed_over_the_turns_calls(live, client)
     for used in (completion.usage, chunks[-1].usage):
         assert used.prompt_tokens == 300 * calls and used.completion_tokens == 7 * calls
         assert used.total_tokens == 307 * calls
+
+
+class CitesInChat(ScriptedChatModel):
+    """Fake model that cites a source in a chat answer, as the 1.5B model did ("Bonjour! [S1]")."""
+
+    def reply(self, messages):
+        return "Bonjour! [S1]"
+
+
+def test_a_chat_answer_streams_without_the_citation_markers_it_cannot_have(live, client):
+    """Tester: "Bonjour! [S1]" streamed from ragline-chat; only the ragline.replace extension, which OpenAI clients
+    ignore, gave the clean text."""
+    url, app = live
+    with chat_model(app, CitesInChat()):
+        chunks = list(
+            client.chat.completions.create(model="ragline-chat", messages=[user("Say hello in French.")], stream=True)
+        )
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Bonjour!" and chunks[-1].model_extra["ragline"]["replace"] is None

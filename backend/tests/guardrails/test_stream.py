@@ -5,7 +5,7 @@ import random
 import pytest
 
 from backend.guardrails.pii import find_pii, known_pii, redact
-from backend.guardrails.stream import MAX_HOLD, StreamRedactor
+from backend.guardrails.stream import MAX_HOLD, MarkerStripper, StreamRedactor
 
 ANSWER = (
     "Contact jane.doe@northwind.example or call +41 (0)96 471 07 95 today. Card 4111 1111 1111 1111, "
@@ -206,3 +206,16 @@ def test_a_number_is_held_past_a_lone_dash_until_the_word_that_makes_it_a_phone(
     pieces, out = stream(text, [1] * len(text))
     assert_never_leaks(pieces, text)
     assert out == redact(text)[0]
+
+
+def stripped(pieces: list[str]) -> str:
+    stripper = MarkerStripper()
+    return "".join(stripper.feed(p) for p in pieces) + stripper.flush()
+
+
+def test_marker_stripper_drops_markers_with_their_space_and_holds_only_what_may_become_one():
+    stripper = MarkerStripper()
+    assert stripper.feed("Hello [") == "Hello" and stripper.feed("S1") == "" and stripper.feed("]!") == "!"
+    assert stripped(["see [S1, ", "S2] and", " [S3][S4]."]) == "see and."
+    assert stripped(["a [", "note] here"]) == "a [note] here"  # not a marker: let out as soon as it cannot be one
+    assert stripped(["ends with [S"]) == "ends with [S"  # held, then flushed: it never became a marker
