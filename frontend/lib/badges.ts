@@ -7,15 +7,32 @@ export interface Badge {
   title?: string;
 }
 
+const SMALL_TALK: Badge = {
+  label: "small talk",
+  tone: "info",
+  title: "A greeting or a thank-you: answered at once, without searching the documents or asking the model.",
+};
 const ROUTE_LABELS: Record<string, Badge> = {
-  faq: { label: "answered from FAQ", tone: "info" },
-  blocked: { label: "blocked by guardrail", tone: "warn" },
-  off_topic: { label: "outside the documents", tone: "info" },
-  mention: { label: "unknown document", tone: "warn" },
-  greeting: { label: "small talk", tone: "info" },
-  thanks: { label: "small talk", tone: "info" },
-  chitchat: { label: "small talk", tone: "info" },
-  goodbye: { label: "small talk", tone: "info" },
+  faq: {
+    label: "answered from FAQ",
+    tone: "info",
+    title: "A curated FAQ answer matched this question: the model did not write it. Its citations open the passages.",
+  },
+  blocked: {
+    label: "blocked by guardrail",
+    tone: "warn",
+    title: "The input guardrail stopped this message before it reached the model.",
+  },
+  off_topic: {
+    label: "outside the documents",
+    tone: "info",
+    title: "The question is outside what the documents cover, so the model was not asked.",
+  },
+  mention: { label: "unknown document", tone: "warn", title: "An @mention named no document you can read." },
+  greeting: SMALL_TALK,
+  thanks: SMALL_TALK,
+  chitchat: SMALL_TALK,
+  goodbye: SMALL_TALK,
 };
 
 function triageBadges(triage: Triage): Badge[] {

@@ -32,6 +32,16 @@ describe("badgesFromDone", () => {
     expect(labels).toEqual(["answered from FAQ", "grounded 0.92", "PII redacted", "answer adjusted"]);
   });
 
+  it("explains every triage badge in its tooltip (tester: the FAQ badge had none)", () => {
+    for (const route of ["faq", "blocked", "off_topic", "mention", "greeting", "thanks"]) {
+      const [badge] = badgesFromDone({
+        ...done,
+        triage: { route, skip_llm: true, early_response: "", triage_log: [] },
+      });
+      expect(badge.title, route).toMatch(/\w{4,}.*\./);
+    }
+  });
+
   it("shows nothing for an empty triage route or a clean validation", () => {
     const labels = badgesFromDone({
       ...done,
