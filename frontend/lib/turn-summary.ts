@@ -51,7 +51,8 @@ function cutPhrase(cut: "stopped" | "interrupted", steps: StatusStep[]): string 
 
 /**
  * Where an ended turn's answer came from: "3 passages from 2 documents" (distinct documents); "Answered from the
- * FAQ · employee-handbook.md" (the FAQ entry's documents); how far a stopped turn got; or "No documents used".
+ * FAQ · employee-handbook.md" (the FAQ entry's documents); how far a stopped turn got; what a search found when the
+ * answer cites none of it ("1 passage found · none cited"); or "No documents used".
  */
 export function sourcesPhrase({ sources, steps, triage, cut }: EndedTurn): string {
   const list = sources ?? [];
@@ -63,6 +64,14 @@ export function sourcesPhrase({ sources, steps, triage, cut }: EndedTurn): strin
     return `${plural(list.length, "passage", "passages")} from ${plural(documents, "document", "documents")}`;
   }
   if (cut) return cutPhrase(cut, steps);
+  // searched, but the answer cites nothing (the not-found reply, which names the closest passages): say so, not
+  // "No documents used" under a reply that names one (tester)
+  const search = steps.findLast((s) => s.node === "retriever");
+  if (search?.detail) {
+    const found = passagesFound(search);
+    if (found === 0) return "The search found no passages";
+    return `${found === null ? "Documents searched" : `${plural(found, "passage", "passages")} found`} · none cited`;
+  }
   return "No documents used";
 }
 

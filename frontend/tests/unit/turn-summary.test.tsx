@@ -110,6 +110,14 @@ describe("the summary of an ended turn", () => {
     expect(sourcesPhrase({ steps: one, cut: "stopped" })).toBe("Stopped before sources were listed · 1 passage found");
   });
 
+  it("says what the search found when the answer cites none of it, not 'No documents used' (tester)", () => {
+    // the not-found reply names the closest passages but cites none
+    expect(summaryLine({ steps: live(searched), sources: [] }, "3.5 s")).toBe("8 passages found · none cited · 3.5 s");
+    expect(sourcesPhrase({ steps: reloaded, sources: [] })).toBe("8 passages found · none cited");
+    const none = storedSteps(["retriever: Searching documents (0 passages)"]);
+    expect(sourcesPhrase({ steps: none, sources: [] })).toBe("The search found no passages");
+  });
+
   it("says how far a stopped answer got when the search had not ended, found nothing, or never ran", () => {
     const searching = live(searched.slice(0, 3));
     expect(sourcesPhrase({ steps: searching, cut: "stopped" })).toBe("Stopped while searching documents");
