@@ -14,9 +14,18 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from backend.contract.citations import CITATION_RE
+from backend.contract.citations import CITATION_PATTERN, CITATION_RE, group_ids
 from backend.contract.text import named_documents
-from backend.guardrails.text import citations, content_words, numbers, split_code, split_sentences, stem, word_set
+from backend.guardrails.text import (
+    SAYING_VERB,
+    citations,
+    content_words,
+    numbers,
+    split_code,
+    split_sentences,
+    stem,
+    word_set,
+)
 
 GROUNDING_MIN_SUPPORT = 0.5
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
@@ -171,6 +180,11 @@ SAYS_RE = re.compile(
 )
 
 
+# A marker opening its sentence as the subject of a verb of saying ("[S4] states that taxis …"): the sentence
+# attributes what it says to that passage's document, which citation repair then writes out by name.
+SUBJECT_MARKER = re.compile(rf"^\s*{CITATION_PATTERN}(?=\s+{SAYING_VERB})")
+
+
 def attributed(
     result: SentenceSupport, documents: Mapping[str, str], names: Sequence[str], min_support: float
 ) -> SentenceSupport:
@@ -179,6 +193,8 @@ def attributed(
     known = sorted({*names, *documents.values()})
     says = result.claim and SAYS_RE.search(result.sentence)  # "see the service manual" quotes, not attributes
     named = named_documents(result.sentence, known) if says else []
+    if says and (subject := SUBJECT_MARKER.match(result.sentence)):  # "[S4] states that …": S4's document says it
+        named += [documents[i] for i in group_ids(subject.group(1)) if i in documents and documents[i] not in named]
     if not named:
         return result
     support = {pid: (v if documents.get(pid) in named else 0.0) for pid, v in result.support.items()}

@@ -13,8 +13,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from backend.contract.citations import CITATION_RE, marker, tidy
+from backend.contract.citations import CITATION_RE, group_ids, marker, tidy
 from backend.guardrails.grounding import GroundingResult, SentenceSupport
+from backend.guardrails.text import SAYING_VERB
 
 # The prompt's own markup, which small models sometimes quote ("According to the <knowledge_base> block, …").
 _MARKUP = re.compile(r"(?:\bthe\s+)?</?(?:knowledge_base|conversation_index)>(?:\s+(?:block|section))?", re.IGNORECASE)
@@ -59,12 +60,13 @@ def repair(answer: str, result: GroundingResult, names: Mapping[str, str]) -> Re
     for s in result.sentences:
         pieces.append(answer[cursor : s.start])
         new_ids, change = _decide(s, names)
-        pieces.append(_with_markers(s.sentence, new_ids) if change else s.sentence)
+        pieces.append(_with_markers(s.sentence, new_ids, names) if change else s.sentence)
         changes += [change] if change else []
         cursor = s.end
     pieces.append(answer[cursor:])
     unsupported = [s.sentence for s in result.claims if s.best is None]
-    return Repaired(tidy("".join(pieces)), changes, [tidy(CITATION_RE.sub("", u)) for u in unsupported])
+    bare = [tidy(CITATION_RE.sub("", _names_for_nouns(u, names))) for u in unsupported]  # as the text has them
+    return Repaired(tidy("".join(pieces)), changes, bare)
 
 
 def _decide(s: SentenceSupport, names: Mapping[str, str]) -> tuple[list[str], Change | None]:
@@ -85,9 +87,39 @@ def _decide(s: SentenceSupport, names: Mapping[str, str]) -> tuple[list[str], Ch
     return after, Change("repoint", s.sentence, s.cited, after, why)
 
 
-def _with_markers(sentence: str, ids: list[str]) -> str:
-    """The sentence with its markers replaced by `ids`, placed before its final punctuation."""
-    bare = tidy(CITATION_RE.sub("", sentence))
+# A marker the model wrote as a noun ("The documents that mention it are [S3] and [S4].", "[S4] mentions taxis",
+# "as stated in [S1]"): after a word that needs one, or before a verb of saying. Removed, it left "are and [S2]"
+# (tester); it becomes its document's name instead. A marker opening a sentence that does not go on with such a
+# verb cites the sentence before ("… 63 euros. [S1] Receipts …").
+_NOUN_BEFORE = re.compile(
+    r"\b(?:and|or|nor|are|is|were|was|in|from|by|of|see|both|between|than|with|to)$", re.IGNORECASE
+)
+_ADJACENT = re.compile(r"\]\s*\[(?=S[0-9])")  # "[S1][S2]": one group, "[S1, S2]", named as one
+_VERB_AFTER = re.compile(rf"^\s*{SAYING_VERB}", re.IGNORECASE)
+
+
+def _names_for_nouns(sentence: str, names: Mapping[str, str]) -> str:
+    """The sentence with every marker used as a noun replaced by its documents' names (markers that cite the claim
+    are left to the repair)."""
+
+    def name(m: re.Match[str]) -> str:
+        before, after = sentence[: m.start()].strip(), sentence[m.end() :]
+        noun = _VERB_AFTER.search(after) or (before and _NOUN_BEFORE.search(before))
+        return _document_names(m, names) if noun else m.group(0)
+
+    sentence = _ADJACENT.sub(", ", sentence)
+    return CITATION_RE.sub(name, sentence)
+
+
+def _document_names(m: re.Match[str], names: Mapping[str, str]) -> str:
+    docs = list(dict.fromkeys(names[i] for i in group_ids(m.group(1)) if i in names))
+    return " and ".join(docs) if docs else m.group(0)
+
+
+def _with_markers(sentence: str, ids: list[str], names: Mapping[str, str]) -> str:
+    """The sentence with its markers replaced by `ids`, placed before its final punctuation; a marker used as a noun
+    becomes its document's name first."""
+    bare = tidy(CITATION_RE.sub("", _names_for_nouns(sentence, names)))
     if not ids:
         return bare
     tail = _TRAILING_PUNCT.search(bare)

@@ -10,7 +10,17 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_END = re.compile(rf"[.!?]+[\"')\]\u201d\u2019]*(?:\s*{CITATION_PATTERN}(?:\s*[,;]?\s*{CITATION_PATTERN})*)?(?=\s|$)")
+# Verbs a model writes after a marker it uses as a noun ("[S4] mentions taxis"): that marker opens its sentence.
+SAYING_VERB = (
+    r"(?:mentions?|says?|states?|covers?|lists?|describes?|explains?|notes?|gives?|contains?|shows?|sets? out|"
+    r"is|are|has|have|also)\b"
+)
+# a sentence's end, with the markers written after its full stop ("… per night. [S1]"), unless they open the next
+# sentence as its subject ("… tools. [S4] states that …")
+_END = re.compile(
+    rf"[.!?]+[\"')\]\u201d\u2019]*(?:\s*{CITATION_PATTERN}(?:\s*[,;]?\s*{CITATION_PATTERN})*(?!\s+{SAYING_VERB}))?"
+    r"(?=\s|$)"
+)
 _ABBREVIATIONS = word_set("e.g i.e etc vs approx mr mrs ms dr no nr fig cf incl p pp st ca")
 _LIST_NUMBER = re.compile(r"^\s*(?:[-*+\u2022]\s*)?\(?\d{1,3}[.)]$")
 _FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)

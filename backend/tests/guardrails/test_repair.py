@@ -79,3 +79,41 @@ def test_not_found_reply_names_the_closest_passages():
 )
 def test_the_prompts_markup_reads_as_the_documents(answer, expected):
     assert strip_markup(answer) == expected
+
+
+def test_a_marker_written_as_a_noun_becomes_its_documents_name_when_the_sentence_is_repaired():
+    """Tester: "The documents that mention Zephyr-9 service tools are [S3] and [S4]." became "… are and [S2].":
+    the repair removed the markers the sentence named its documents with."""
+    passages = {
+        "S2": "Taxis are reimbursed when carrying heavy equipment such as Zephyr-9 service tools.",
+        "S3": "A standard service of a Zephyr-9 costs 240 euros per unit, including filters and labour.",
+        "S4": "Visitors sign in at reception, show photo ID and receive a visitor badge.",
+    }
+    names = {"S2": "travel-policy.pdf", "S3": "zephyr-9-service-manual.md", "S4": "office-guide.html"}
+    answer = (
+        "The documents that mention Zephyr-9 service tools are [S3] and [S4]. "
+        "[S4] states that taxis are reimbursed when carrying heavy equipment such as Zephyr-9 service tools."
+    )
+    result = check_grounding(answer, passages, None, 0.5, "", names)
+    out = repair(answer, result, names)
+    assert "are and" not in out.text and " states that" in out.text
+    assert "are zephyr-9-service-manual.md and office-guide.html" in out.text
+    # the second sentence credits the office guide (S4) with the travel policy's rule: named, and not in the sources
+    assert "office-guide.html states that taxis are reimbursed when carrying heavy equipment" in out.text
+    assert out.unsupported == [
+        "office-guide.html states that taxis are reimbursed when carrying heavy equipment such as Zephyr-9 service "
+        "tools."
+    ]
+    right = answer.replace("[S4] states", "[S2] states")  # the travel policy's own rule: supported, left as written
+    fixed_right = repair(right, check_grounding(right, passages, None, 0.5, "", names), names)
+    assert (
+        fixed_right.text.endswith(
+            ". [S2] states that taxis are reimbursed when carrying heavy equipment such as Zephyr-9 service tools."
+        )
+        and fixed_right.unsupported == []
+    )
+
+
+def test_a_marker_that_cites_the_claim_is_not_taken_for_a_noun():
+    answer = "Up to 5 unused days can be carried over [S2] and must be taken by 31 March [S2]."
+    assert fixed(answer).text == "Up to 5 unused days can be carried over and must be taken by 31 March [S1]."
