@@ -1,7 +1,7 @@
 "use client";
 /** Threads, newest first: open, rename inline, delete with confirmation; links to documents and the theme. */
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useHideApi } from "@/hooks/use-hide-api";
 import { ApiError } from "@/lib/sse";
 import type { ThreadSummary } from "@/lib/types";
@@ -35,18 +35,30 @@ function ThreadRow({
   const [mode, setMode] = useState<"view" | "rename" | "confirm">("view");
   const [draft, setDraft] = useState(thread.title);
   const [error, setError] = useState<string | null>(null);
+  // A rename refused while an answer is being written (409) is applied when the thread next changes: its answer
+  // ended and the list was read again. The message and the open box used to stay after the answer (tester).
+  const pending = useRef(false);
+  const seen = useRef(thread.updated_at);
 
   const save = async () => {
     const title = draft.trim();
     if (!title || title === thread.title) return setMode("view");
     try {
       await onRename(thread.thread_id, title);
+      pending.current = false;
       setMode("view");
       setError(null);
     } catch (err) {
+      pending.current = err instanceof ApiError && err.status === 409;
       setError(busyMessage(err, "renamed"));
     }
   };
+
+  useEffect(() => {
+    if (thread.updated_at === seen.current) return;
+    seen.current = thread.updated_at;
+    if (pending.current) void save();
+  });
 
   return (
     <li className="thread" data-thread={thread.thread_id} aria-current={current ? "page" : undefined}>
@@ -213,6 +225,9 @@ export function ThreadSidebar({
 
 /** A refusal as the reader should read it: a 409 means an answer is still being written in the conversation. */
 function busyMessage(err: unknown, what: "renamed" | "deleted"): string {
+  if (err instanceof ApiError && err.status === 409 && what === "renamed") {
+    return "An answer is still being written in this conversation; the new title is applied once it ends.";
+  }
   if (err instanceof ApiError && err.status === 409) {
     return `An answer is still being written in this conversation; it can be ${what} once it ends (or after Stop).`;
   }

@@ -90,3 +90,23 @@ test.describe("dark theme", () => {
     await toggle.click(); // back to system
   });
 });
+
+test.describe("a wide desktop window", () => {
+  test.use({ viewport: { width: 1400, height: 900 } });
+
+  test("the open document sits beside the answer, whose markers stay within reach", async ({ chat }) => {
+    // Tester: at 1400 px the viewer covered the answer column; no other marker could be clicked until Close.
+    await chat.goto();
+    await chat.ask("@zephyr-9-service-manual.md How often must the Zephyr-9 be serviced? (fake: quote two sentences)");
+    const answer = await chat.waitForAnswerDone();
+    const markers = answer.citations;
+    await markers.first().click();
+    await expect(chat.viewer).toBeVisible();
+    const viewer = (await chat.viewer.boundingBox())!;
+    const text = (await answer.text.boundingBox())!;
+    expect(text.x + text.width).toBeLessThanOrEqual(viewer.x);
+    await markers.last().click({ timeout: 5000 }); // not covered: the click reaches the marker
+    await expect(chat.viewer).toBeVisible();
+    await chat.screenshot("wide-viewer-beside-answer");
+  });
+});

@@ -208,6 +208,24 @@ test("a new thread is in the sidebar while its first answer is written, and dele
   await expect(row).toBeVisible(); // still there, now stored
 });
 
+test("a thread renamed while its first answer is written takes the new title once the answer ends", async ({
+  page,
+}) => {
+  // Tester: the "still being written" message and the open rename box stayed after the answer ended.
+  const { chat, answer } = await askMidAnswer(page, 0);
+  const row = chat.threadById(chat.threadIdFromUrl()!);
+  await row.hover();
+  await row.getByRole("button", { name: /^Rename/ }).click();
+  await row.getByRole("textbox", { name: "New title" }).fill("Travel and servicing");
+  await page.keyboard.press("Enter");
+  expect(await answer.root.getAttribute("data-state")).toBe("streaming");
+  await expect(row).toContainText("the new title is applied once it ends");
+  await chat.waitForAnswerDone();
+  await expect(row.locator(".thread-title")).toHaveText("Travel and servicing");
+  await expect(row).not.toContainText("still being written");
+  await expect(row.getByRole("textbox", { name: "New title" })).toHaveCount(0);
+});
+
 test("a new thread whose first answer is being written is still in the sidebar after a reload", async ({ page }) => {
   const { chat } = await askMidAnswer(page, 0);
   const threadId = chat.threadIdFromUrl()!;
