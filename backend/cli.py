@@ -215,7 +215,7 @@ def transfer(settings: Settings, direction: str, folder: Path) -> None:
 
 def contract(out: Path) -> None:
     """Write the API contract the UI is generated from: out/openapi.json and out/contract.gen.ts (shared constants)."""
-    from backend.contract.citations import CITATION_PATTERN
+    from backend.contract.citations import CITATION_PATTERN, SAYING_VERB
     from backend.contract.events import SSE_EVENTS
     from backend.contract.text import MENTION_PATTERN, TITLE_CHARS
     from backend.main import create_app
@@ -229,6 +229,7 @@ def contract(out: Path) -> None:
     (out / "openapi.json").write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     constants = {
         "CITATION_PATTERN": CITATION_PATTERN,
+        "SAYING_VERB": SAYING_VERB,
         "MENTION_PATTERN": MENTION_PATTERN,
         "TITLE_CHARS": TITLE_CHARS,
         "SSE_EVENTS": list(SSE_EVENTS.values()),

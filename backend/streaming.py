@@ -5,6 +5,7 @@ the stream writer ("custom"); answer tokens come from the generator's model ("me
 """
 
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -166,6 +167,12 @@ class TokenGate:
         safe = self._redactor.feed(text) if self._redactor else text
         return self._sent(self._markers.feed(safe) if self._markers else safe)
 
+    def found_sources(self) -> TokenEvent | None:
+        """The model called a tool to search the documents: its markers may now cite what it found, so they stream
+        as written from here on (what the stripper held goes out now)."""
+        held, self._markers = (self._markers.flush() if self._markers else ""), None
+        return self._sent(held)
+
     def flush(self) -> TokenEvent | None:
         """Whatever the redactor (and the marker stripper) still hold, at the end of the generator."""
         safe, self._redactor = (self._redactor.flush() if self._redactor else ""), None
@@ -199,6 +206,9 @@ class EventMapper:
         if mode == "messages":
             message, meta = chunk
             self._count(getattr(message, "usage_metadata", None))
+            if meta.get("langgraph_node") == ANSWER_NODE and getattr(message, "tool_call_chunks", None):
+                held = self.gate.found_sources()
+                return [held] if held else []
             text = message.text if meta.get("langgraph_node") == ANSWER_NODE else ""
             token = self.gate.feed(text) if text else None  # Ollama ends its stream with empty chunks
             return [token] if token else []
@@ -270,13 +280,18 @@ async def turn_events(
         yield payload
 
 
+def _settled(text: str) -> str:
+    """Text as compared with what streamed: spaces at line ends do not show (a removed marker leaves one)."""
+    return re.sub(r"[ \t]+(?=\n|$)", "", text).strip()
+
+
 def final_events(record: TurnRecord, sent: str, thread_id: str, usage: ModelUsage | None = None) -> list[BaseModel]:
     """What follows the graph: the answer (if nothing streamed) or a replacement, sources, then done."""
     answer = record["answer"]
     out: list[BaseModel] = []
     if not sent and answer:  # decided without the model (FAQ, small talk, a block, an unknown @mention)
         out.append(TokenEvent(text=answer))
-    elif sent and answer != sent.strip():
+    elif sent and _settled(answer) != _settled(sent):
         out.append(ReplaceEvent(text=answer, reason=replace_reason(record["validation"] or {})))
     if record["sources"]:
         out.append(SourcesEvent(sources=record["sources"]))

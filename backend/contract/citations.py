@@ -10,6 +10,12 @@ from collections.abc import Callable
 # [0-9], not \d: Python's \d also matches other scripts' digits, JavaScript's does not (the UI compiles this too)
 CITATION_PATTERN = r"\[(S[0-9]+(?:\s*[,;]\s*S[0-9]+)*)\]"
 CITATION_RE = re.compile(CITATION_PATTERN)
+# A verb a model writes after a marker it uses as a noun ("[S4] mentions taxis"): that marker opens its sentence and
+# names its document, it does not cite the sentence before (the UI reads markers the same way).
+SAYING_VERB = (
+    r"(?:mentions?|says?|states?|covers?|lists?|describes?|explains?|notes?|gives?|contains?|shows?|sets? out|"
+    r"is|are|has|have|also)\b"
+)
 _ID_SPLIT = re.compile(r"\s*[,;]\s*")
 
 

@@ -14,10 +14,9 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from backend.contract.citations import CITATION_PATTERN, CITATION_RE, group_ids
+from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, group_ids
 from backend.contract.text import named_documents
 from backend.guardrails.text import (
-    SAYING_VERB,
     citations,
     content_words,
     numbers,

@@ -13,9 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from backend.contract.citations import CITATION_RE, group_ids, marker, tidy
+from backend.contract.citations import CITATION_RE, SAYING_VERB, group_ids, marker, tidy
 from backend.guardrails.grounding import GroundingResult, SentenceSupport
-from backend.guardrails.text import SAYING_VERB
 
 # The prompt's own markup, which small models sometimes quote ("According to the <knowledge_base> block, …").
 _MARKUP = re.compile(r"(?:\bthe\s+)?</?(?:knowledge_base|conversation_index)>(?:\s+(?:block|section))?", re.IGNORECASE)
@@ -87,13 +86,16 @@ def _decide(s: SentenceSupport, names: Mapping[str, str]) -> tuple[list[str], Ch
     return after, Change("repoint", s.sentence, s.cited, after, why)
 
 
-# A marker the model wrote as a noun ("The documents that mention it are [S3] and [S4].", "[S4] mentions taxis",
-# "as stated in [S1]"): after a word that needs one, or before a verb of saying. Removed, it left "are and [S2]"
-# (tester); it becomes its document's name instead. A marker opening a sentence that does not go on with such a
-# verb cites the sentence before ("… 63 euros. [S1] Receipts …").
+# A marker the model wrote as a noun: the subject opening a sentence before a verb of saying ("[S4] states that
+# taxis …"), or the end of a phrase that names documents after a word that needs one ("The documents that mention
+# it are [S3] and [S4].", "as stated in [S1],"). Removed, it left "are and [S2]" (tester); it becomes its document's
+# name instead. Any other marker cites the claim ("Up to 5 days [S2] are allowed", "Visitors sign in [S1] and …").
 _NOUN_BEFORE = re.compile(
-    r"\b(?:and|or|nor|are|is|were|was|in|from|by|of|see|both|between|than|with|to)$", re.IGNORECASE
+    r"(?:\b(?:and|or|nor|are|is|were|was|see|both|between)"
+    r"|\b(?:stated|listed|mentioned|described|given|set out|explained|found|according)\s+(?:in|by|to))$",
+    re.IGNORECASE,
 )
+_PHRASE_END = re.compile(r"^\s*(?:[.,;:!?]|$|(?:and|or)\s*\[S[0-9])", re.IGNORECASE)
 _ADJACENT = re.compile(r"\]\s*\[(?=S[0-9])")  # "[S1][S2]": one group, "[S1, S2]", named as one
 _VERB_AFTER = re.compile(rf"^\s*{SAYING_VERB}", re.IGNORECASE)
 
@@ -104,8 +106,9 @@ def _names_for_nouns(sentence: str, names: Mapping[str, str]) -> str:
 
     def name(m: re.Match[str]) -> str:
         before, after = sentence[: m.start()].strip(), sentence[m.end() :]
-        noun = _VERB_AFTER.search(after) or (before and _NOUN_BEFORE.search(before))
-        return _document_names(m, names) if noun else m.group(0)
+        subject = not before and _VERB_AFTER.search(after)
+        named = before and _NOUN_BEFORE.search(before) and _PHRASE_END.search(after)
+        return _document_names(m, names) if subject or named else m.group(0)
 
     sentence = _ADJACENT.sub(", ", sentence)
     return CITATION_RE.sub(name, sentence)

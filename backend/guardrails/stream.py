@@ -172,7 +172,7 @@ def _starts_no_match(word: str) -> bool:
 # spaces then "[", "[S", "[S1", "[S1, S", … (CITATION_PATTERN, unfinished).
 _MARKER_START = re.compile(r"[ \t]*\[(?:S[0-9]*(?:\s*[,;]\s*S?[0-9]*)*)?$|[ \t]+$")
 _MARKER = re.compile(r"[ \t]*" + CITATION_PATTERN)
-MAX_MARKER = 40  # characters held back at most for one unfinished marker
+MAX_MARKER = 80  # characters held back at most for one unfinished marker (a group of about 15 ids)
 
 
 class MarkerStripper:

@@ -2,7 +2,7 @@
 
 import re
 
-from backend.contract.citations import CITATION_PATTERN, CITATION_RE, cited_ids
+from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, cited_ids
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -10,11 +10,6 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Verbs a model writes after a marker it uses as a noun ("[S4] mentions taxis"): that marker opens its sentence.
-SAYING_VERB = (
-    r"(?:mentions?|says?|states?|covers?|lists?|describes?|explains?|notes?|gives?|contains?|shows?|sets? out|"
-    r"is|are|has|have|also)\b"
-)
 # a sentence's end, with the markers written after its full stop ("… per night. [S1]"), unless they open the next
 # sentence as its subject ("… tools. [S4] states that …")
 _END = re.compile(

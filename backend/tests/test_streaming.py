@@ -4,7 +4,7 @@ from langchain_core.messages import AIMessageChunk
 from backend.graph.deps import GraphDeps
 from backend.llm.fake import ScriptedChatModel
 from backend.settings import Settings
-from backend.streaming import EventMapper, describe_error
+from backend.streaming import EventMapper, describe_error, final_events
 from backend.tests.fakes import FakeRetriever
 
 
@@ -146,3 +146,29 @@ def test_a_chat_answers_citation_markers_never_stream_even_split_across_tokens()
 def test_a_documents_answers_citation_markers_stream_as_written():
     rag = {"question": "Leave?", "intent": "rag", "documents": [{"id": "S1", "text": "Leave is 28 days."}]}
     assert generator_text(EventMapper(), rag, ["Leave is 28 days", " [", "S1", "]."]) == "Leave is 28 days [S1]."
+
+
+def test_a_chat_answers_markers_stream_as_written_once_the_model_searched_the_documents_with_a_tool():
+    """Review: with tools, a chat turn may find sources itself and cite them; the stored answer keeps the markers."""
+    mapper = EventMapper()
+    chat = {"question": "Leave?", "intent": "chat", "documents": []}
+    call = AIMessageChunk(
+        content="", tool_call_chunks=[{"name": "search_knowledge_base", "args": "{}", "id": "1", "index": 0}]
+    )
+    out = run(
+        mapper,
+        task_start("generator", chat),
+        ("messages", (call, {"langgraph_node": "generator"})),
+        *(token("generator", p) for p in ["Leave is 28 days", " [S1]", "."]),
+        task_end("generator"),
+    )
+    assert "".join(p.text for p in out if not hasattr(p, "node")) == "Leave is 28 days [S1]."
+
+
+def test_spaces_a_removed_marker_leaves_at_a_line_end_are_no_replacement():
+    """Review: "- tea [S1]\\n- coffee [S2]" streamed "- tea\\n- coffee" and was stored "- tea \\n- coffee": a replace
+    event for nothing a reader can see."""
+    record = {"answer": "- tea \n- coffee", "sources": [], "question": "q", "intent": "chat", "rewritten_query": "",
+              "route_reason": "", "scope": None, "triage": None, "validation": None}  # fmt: skip
+    events = final_events(record, "- tea\n- coffee", "t")
+    assert [type(e).__name__ for e in events] == ["DoneEvent"]

@@ -38,11 +38,16 @@ function ThreadRow({
   // A rename refused while an answer is being written (409) is applied when the thread next changes: its answer
   // ended and the list was read again. The message and the open box used to stay after the answer (tester).
   const pending = useRef(false);
+  const saving = useRef(false); // one request at a time: the list may be read again while one is on its way
+  const dropped = useRef(false); // Escape: no later blur or retry renames it
   const seen = useRef(thread.updated_at);
 
   const save = async () => {
     const title = draft.trim();
+    if (dropped.current) return;
     if (!title || title === thread.title) return setMode("view");
+    if (saving.current) return;
+    saving.current = true;
     try {
       await onRename(thread.thread_id, title);
       pending.current = false;
@@ -51,7 +56,18 @@ function ThreadRow({
     } catch (err) {
       pending.current = err instanceof ApiError && err.status === 409;
       setError(busyMessage(err, "renamed"));
+    } finally {
+      saving.current = false;
     }
+  };
+
+  /** Escape: the rename is dropped, a refused one too (it is not applied when the answer ends). */
+  const cancel = () => {
+    dropped.current = true;
+    pending.current = false;
+    setError(null);
+    setDraft(thread.title);
+    setMode("view");
   };
 
   useEffect(() => {
@@ -72,7 +88,10 @@ function ThreadRow({
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === "Enter") void save();
-            if (e.key === "Escape") setMode("view");
+            if (e.key === "Escape") {
+              e.preventDefault(); // the rename's Escape, not the page's: the answer being written goes on
+              cancel();
+            }
           }}
           onBlur={() => void save()}
         />
@@ -121,6 +140,7 @@ function ThreadRow({
               aria-label={`Rename “${thread.title}”`}
               title="Rename"
               onClick={() => {
+                dropped.current = false;
                 setDraft(thread.title);
                 setMode("rename");
               }}

@@ -3,6 +3,7 @@
  * and how a document's text splits around the passage for the viewer to highlight.
  */
 import { citedIds, splitCitations } from "./citations";
+import { SAYING_VERB } from "./contract.gen";
 import type { DocumentText, Source } from "./types";
 
 // A line break ends a sentence unless the next line carries on in lower case or with a number: PDF text is
@@ -51,24 +52,53 @@ function firstWord(parts: Part[]): number {
 export function claimFor(answer: string, id: string, nth = 0): string {
   const all = sentences(answer).map((s) => splitCitations(s.text));
   const marked = (parts: Part[]) => parts.slice(firstWord(parts)).some((p) => p.type === "cite");
-  // a sentence's leading markers are the sentence before's when that one has none of its own
-  const leadsBack = (i: number) => i > 0 && !marked(all[i - 1]) && firstWord(all[i - 1]) < all[i - 1].length;
+  const ofId = (parts: Part[]) => parts.filter((p) => p.type === "cite" && p.id === id).length;
+  // a sentence's leading markers are the sentence before's when that one has none of its own, unless they are the
+  // subject of a verb of saying ("[S4] states that …": that sentence's own, as the backend reads it)
+  const leadsBack = (i: number) =>
+    i > 0 && !marked(all[i - 1]) && firstWord(all[i - 1]) < all[i - 1].length && !opensWithSubject(all[i]);
   const citing: string[] = []; // one entry per marker of `id`, in order: the sentence it cites
   for (let i = 0; i < all.length; i++) {
     const words = firstWord(all[i]);
-    if (words === all[i].length) continue; // markers only: the sentence before holds them
+    if (words === all[i].length) {
+      // markers only: the sentence before holds them (counted with it unless it leads back to it)
+      if (!leadsBack(i) && citing.length && ofId(all[i])) {
+        const last = lastSentence(all, i);
+        for (let k = 0; k < ofId(all[i]); k++) citing.push(last);
+      }
+      continue;
+    }
     const own = all[i].slice(leadsBack(i) ? words : 0);
     const next = i + 1 < all.length && leadsBack(i + 1) ? all[i + 1].slice(0, firstWord(all[i + 1])) : [];
-    const markers = [...own, ...next].filter((p) => p.type === "cite" && p.id === id).length;
-    if (!markers) continue;
-    const text = all[i].flatMap((p) => (p.type === "text" ? [p.value] : []));
-    const sentence = text
-      .join("")
-      .replace(/\s+([.,;:!?])/g, "$1")
-      .trim();
-    for (let k = 0; k < markers; k++) citing.push(sentence);
+    const markers = ofId([...own, ...next]);
+    for (let k = 0; k < markers; k++) citing.push(plain(all[i]));
   }
   return citing[nth] ?? citing[0] ?? "";
+}
+
+const SUBJECT = new RegExp(`^\\s*${SAYING_VERB}`, "i");
+
+/** Whether a sentence opens with markers that are the subject of a verb of saying ("[S4] states that …"). */
+function opensWithSubject(parts: Part[]): boolean {
+  const at = firstWord(parts);
+  if (at === 0 || at === parts.length) return false;
+  const rest = parts.slice(at).flatMap((p) => (p.type === "text" ? [p.value] : []));
+  return SUBJECT.test(rest.join(""));
+}
+
+/** A sentence's text without its markers. */
+function plain(parts: Part[]): string {
+  return parts
+    .flatMap((p) => (p.type === "text" ? [p.value] : []))
+    .join("")
+    .replace(/\s+([.,;:!?])/g, "$1")
+    .trim();
+}
+
+/** The text of the last sentence before `i` that has words. */
+function lastSentence(all: Part[][], i: number): string {
+  for (let j = i - 1; j >= 0; j--) if (firstWord(all[j]) < all[j].length) return plain(all[j]);
+  return "";
 }
 
 /**

@@ -59,7 +59,8 @@ export function sourcesPhrase({ sources, steps, triage, cut }: EndedTurn): strin
   const faq = triage?.faq;
   // an FAQ answer cites its documents' passages too: it still says where the answer came from
   if (faq) return faq.sources.length ? `Answered from the FAQ · ${faq.sources.join(", ")}` : "Answered from the FAQ";
-  if (list.length > 0) {
+  // the not-found reply cites nothing: what it was given comes back uncited (cited: false)
+  if (list.length > 0 && list.some((s) => s.cited !== false)) {
     const documents = new Set(list.map((s) => s.document)).size;
     return `${plural(list.length, "passage", "passages")} from ${plural(documents, "document", "documents")}`;
   }

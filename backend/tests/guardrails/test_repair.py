@@ -114,6 +114,25 @@ def test_a_marker_written_as_a_noun_becomes_its_documents_name_when_the_sentence
     )
 
 
-def test_a_marker_that_cites_the_claim_is_not_taken_for_a_noun():
-    answer = "Up to 5 unused days can be carried over [S2] and must be taken by 31 March [S2]."
-    assert fixed(answer).text == "Up to 5 unused days can be carried over and must be taken by 31 March [S1]."
+@pytest.mark.parametrize(
+    ("answer", "repaired"),
+    [
+        (
+            "Up to 5 unused days can be carried over [S2] and must be taken by 31 March [S2].",
+            "Up to 5 unused days can be carried over and must be taken by 31 March [S1].",
+        ),
+        # review: markers mid-sentence before a verb, or after a preposition, cite the claim
+        (
+            "Up to 5 unused days [S2] can be carried over to the next year.",
+            "Up to 5 unused days can be carried over to the next year [S1].",
+        ),
+        ("Visitors sign in [S1] and show photo ID.", "Visitors sign in and show photo ID [S2]."),
+        ("A standard service [S1] costs 240 euros per unit.", "A standard service costs 240 euros per unit [S3]."),
+        (
+            "Up to 5 unused days can be carried over to [S3] the next year.",
+            "Up to 5 unused days can be carried over to the next year [S1].",
+        ),
+    ],
+)
+def test_a_marker_that_cites_the_claim_is_not_taken_for_a_noun(answer, repaired):
+    assert fixed(answer).text == repaired

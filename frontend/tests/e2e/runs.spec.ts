@@ -226,6 +226,25 @@ test("a thread renamed while its first answer is written takes the new title onc
   await expect(row.getByRole("textbox", { name: "New title" })).toHaveCount(0);
 });
 
+test("a rename refused while the answer is written and then dropped with Escape is not applied later", async ({
+  page,
+}) => {
+  const { chat } = await askMidAnswer(page, 0);
+  const row = chat.threadById(chat.threadIdFromUrl()!);
+  const title = (await row.locator(".thread-title").textContent())!;
+  await row.hover();
+  await row.getByRole("button", { name: /^Rename/ }).click();
+  await row.getByRole("textbox", { name: "New title" }).fill("Not this one");
+  await page.keyboard.press("Enter");
+  await expect(row).toContainText("the new title is applied once it ends");
+  await page.keyboard.press("Escape"); // drops the rename; it does not stop the answer
+  await expect(row).not.toContainText("still being written");
+  await chat.waitForAnswerDone();
+  await expect(row.locator(".thread-title")).toHaveText(title);
+  await page.reload();
+  await expect(chat.threadById(chat.threadIdFromUrl()!).locator(".thread-title")).toHaveText(title);
+});
+
 test("a new thread whose first answer is being written is still in the sidebar after a reload", async ({ page }) => {
   const { chat } = await askMidAnswer(page, 0);
   const threadId = chat.threadIdFromUrl()!;

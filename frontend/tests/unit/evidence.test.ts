@@ -41,6 +41,11 @@ describe("claimFor", () => {
     expect(claimFor("Steps are approved. [S1] Trips abroad need finance [S1].", "S1", 1)).toBe(
       "Trips abroad need finance.",
     );
+    // review: a sentence of markers only counts with the sentence before; a marker opening "[S4] states …" is its own
+    expect(claimFor("Leave is 28 days [S1]. [S1]\n\nBadges are issued [S1].", "S1", 2)).toBe("Badges are issued.");
+    expect(claimFor("The tools are listed. [S4] states that taxis are reimbursed.", "S4")).toBe(
+      "states that taxis are reimbursed.",
+    );
   });
 });
 

@@ -114,6 +114,9 @@ describe("the summary of an ended turn", () => {
     // the not-found reply names the closest passages but cites none
     expect(summaryLine({ steps: live(searched), sources: [] }, "3.5 s")).toBe("8 passages found · none cited · 3.5 s");
     expect(sourcesPhrase({ steps: reloaded, sources: [] })).toBe("8 passages found · none cited");
+    // review: the not-found reply's passages come back uncited
+    const uncited = [{ ...source("S1", "a.md"), cited: false }];
+    expect(sourcesPhrase({ steps: reloaded, sources: uncited })).toBe("8 passages found · none cited");
     const none = storedSteps(["retriever: Searching documents (0 passages)"]);
     expect(sourcesPhrase({ steps: none, sources: [] })).toBe("The search found no passages");
   });
