@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from backend.contract.citations import CITATION_RE, SAYING_VERB, group_ids, marker, tidy
-from backend.guardrails.grounding import GroundingResult, SentenceSupport
+from backend.contract.citations import CITATION_RE, group_ids, marker, tidy
+from backend.guardrails.grounding import SUBJECT_MARKER, GroundingResult, SentenceSupport
 
 # The prompt's own markup, which small models sometimes quote ("According to the <knowledge_base> block, …").
 _MARKUP = re.compile(r"(?:\bthe\s+)?</?(?:knowledge_base|conversation_index)>(?:\s+(?:block|section))?", re.IGNORECASE)
@@ -97,7 +97,6 @@ _NOUN_BEFORE = re.compile(
 )
 _PHRASE_END = re.compile(r"^\s*(?:[.,;:!?]|$|(?:and|or)\s*\[S[0-9])", re.IGNORECASE)
 _ADJACENT = re.compile(r"\]\s*\[(?=S[0-9])")  # "[S1][S2]": one group, "[S1, S2]", named as one
-_VERB_AFTER = re.compile(rf"^\s*{SAYING_VERB}", re.IGNORECASE)
 
 
 def _names_for_nouns(sentence: str, names: Mapping[str, str]) -> str:
@@ -106,7 +105,7 @@ def _names_for_nouns(sentence: str, names: Mapping[str, str]) -> str:
 
     def name(m: re.Match[str]) -> str:
         before, after = sentence[: m.start()].strip(), sentence[m.end() :]
-        subject = not before and _VERB_AFTER.search(after)
+        subject = not before and SUBJECT_MARKER.match(sentence)  # as grounding.attributed reads it
         named = before and _NOUN_BEFORE.search(before) and _PHRASE_END.search(after)
         return _document_names(m, names) if subject or named else m.group(0)
 

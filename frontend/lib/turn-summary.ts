@@ -32,6 +32,11 @@ function passagesFound(step: StatusStep): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** What a search with results found: "8 passages found", or "documents searched" when its step gives no count. */
+function foundPhrase(found: number | null): string {
+  return found === null ? "documents searched" : `${plural(found, "passage", "passages")} found`;
+}
+
 /**
  * A cut-short turn never lists its sources (they come with the end of the answer), so it says how far it got: the
  * retriever's step tells whether the documents were searched and what the search found.
@@ -45,8 +50,7 @@ function cutPhrase(cut: "stopped" | "interrupted", steps: StatusStep[]): string 
   if (search.unfinished || !search.detail) return `${verb} while searching documents`;
   const found = passagesFound(search);
   if (found === 0) return `${verb} · the search found no passages`;
-  const what = found === null ? "documents searched" : `${plural(found, "passage", "passages")} found`;
-  return `${verb} before sources were listed · ${what}`;
+  return `${verb} before sources were listed · ${foundPhrase(found)}`;
 }
 
 /**
@@ -71,7 +75,8 @@ export function sourcesPhrase({ sources, steps, triage, cut }: EndedTurn): strin
   if (search?.detail) {
     const found = passagesFound(search);
     if (found === 0) return "The search found no passages";
-    return `${found === null ? "Documents searched" : `${plural(found, "passage", "passages")} found`} · none cited`;
+    const what = foundPhrase(found);
+    return `${what[0].toUpperCase()}${what.slice(1)} · none cited`;
   }
   return "No documents used";
 }
