@@ -6,7 +6,8 @@ one thread, mode auto) whose answers are read, and the table says how every turn
 - faq-confirm: the same after an answer from the FAQ;
 - route: questions about the team's own affairs and general ones, in auto mode (chat used to invent the former);
 - two-documents: questions naming two documents without @;
-- negative: a question whose answer is a negative fact ("does not cover").
+- negative: a question whose answer is a negative fact ("does not cover");
+- elliptical: a question, then a fragment that changes one thing in it ("and for capital cities?").
 
     ./scripts/bench dialogues --set confirm --set route [--model qwen2.5-coder-0.5b]
 """
@@ -48,6 +49,13 @@ SETS: dict[str, list[list[str]]] = {
         ["What do the office guide and the IT security policy say about visitors and personal devices?"],
     ],
     "negative": [["What does the Zephyr-9 warranty not cover?"]],
+    "elliptical": [
+        ["What is the hotel limit per night?", "and for capital cities?"],
+        ["How many days of annual leave do employees get?", "what about contractors?"],
+        ["What is the notice period?", "and during probation?"],
+        ["What does error code E4 mean on the Zephyr-9?", "What about E7?"],
+        ["How much are meals reimbursed per day?", "and for a travel day shorter than 8 hours?"],
+    ],
 }
 FAQ_SETS = {"faq-confirm"}  # the others run with the FAQ off, so the model answers
 

@@ -19,6 +19,11 @@ NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
 OPTIONAL_NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 
 
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a string, as a set (for word-list constants)."""
+    return frozenset(text.split())
+
+
 def title_from(question: str) -> str:
     """A thread title from its first question: one line, at most TITLE_CHARS characters."""
     flat = " ".join(question.split())

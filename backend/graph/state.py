@@ -119,6 +119,7 @@ class ChatState(TypedDict, total=False):
     mode: Mode
     use_memory: bool
     rewritten_query: str
+    completed_question: str  # an elliptical follow-up made whole (followup.complete_ellipsis), which the model reads
     intent: Intent
     route_reason: str
     targeted_documents: list[str]

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from backend.guardrails.text import stem, word_set
+from backend.contract.text import word_set
+from backend.guardrails.text import stem
 
 FAQ_MAX_EXTRA_WORDS = 2
 FAQ_MIN_RATIO = 0.92

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from backend.guardrails.text import word_set
+from backend.contract.text import word_set
 
 Intent = Literal["greeting", "thanks", "goodbye", "capabilities", "identity", "wellbeing", "acknowledgement"]
 

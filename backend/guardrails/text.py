@@ -3,12 +3,7 @@
 import re
 
 from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, cited_ids
-
-
-def word_set(text: str) -> frozenset[str]:
-    """The whitespace-separated words of a string, as a set (for word-list constants)."""
-    return frozenset(text.split())
-
+from backend.contract.text import word_set
 
 # a sentence's end, with the markers written after its full stop ("… per night. [S1]"), unless they open the next
 # sentence as its subject ("… tools. [S4] states that …")

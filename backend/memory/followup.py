@@ -4,6 +4,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from backend.contract.text import word_set
+
 Kind = Literal["new", "clarification", "reference"]
 Decision = Literal["fresh", "reuse", "both"]
 
@@ -16,6 +18,7 @@ CONFIRM = (
 CONFIRM_RE = re.compile(rf"^\s*{CONFIRM}\s*[?.!]*\s*$", re.IGNORECASE)
 CLARIFY_RE = re.compile(
     r"^\s*(are you (sure|certain)|really\??$|why\??$|how so\??$|explain( (more|further|that|it|this))?|"
+    r"((can|could) you |please )explain (that|it|this)\b|"
     r"(can you |could you |please )?(elaborate|clarify|rephrase|simplify|say that again)|tell me more|"
     r"what do you mean|in (simpler|other) words|more details?|go on|say more|"
     rf"{CONFIRM}\s*[?.!]*\s*$)",
@@ -108,3 +111,69 @@ def with_entity(rewritten: str, previous_entities: list[str]) -> str:
     if not previous_entities or any(e.lower() in rewritten.lower() for e in previous_entities):
         return rewritten
     return f"{rewritten.rstrip()} ({previous_entities[0]})"
+
+
+# An elliptical follow-up: a connective ("and", "what about", "even") before a fragment with no verb of its own,
+# which means the last question again with one thing changed ("and for capital cities?" after "What is the hotel
+# limit per night?"). Searched as it stands, it finds whatever mentions capital cities; read as it stands, the
+# small model answered the last question again (a tester's dialogue, README "Conversation memory").
+ELLIPSIS_RE = re.compile(
+    r"^\s*(?P<connective>(?:(?:and|but|or|so|then)\s+)?(?:(?:what|how)\s+about|also|even|only|just)\b|(?:and|but|or)\b)"
+    r"\s*(?P<rest>.*?)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# A fragment opening with one of these is a clause of its own ("and how much is it?"), not an ellipsis.
+CLAUSE_OPENERS = word_set(
+    "what which who whom whose when where why how is are was were do does did can could will would should may might "
+    "must shall has have had i you we they he she it there this that these those then so now yes no not ok okay "
+    "thanks thank please"
+)
+PREPOSITIONS = word_set(
+    "for during in on at with without within after before outside inside under over from to by if while per "
+    "between beyond except"
+)
+MAX_FRAGMENT_WORDS = 10
+TRAILING_NOTE = re.compile(r"^(?P<body>.*?)\s*(?P<note>\([^()]*\))?\s*$", re.DOTALL)
+
+
+def _shape(entity: str) -> str:
+    """An entity's form with its letters and digits generalised: E4 and E7 share one, Zephyr-9 another."""
+    return re.sub(r"[a-z]+", "a", re.sub(r"[A-Z]+", "A", re.sub(r"\d+", "9", entity)))
+
+
+def complete_ellipsis(question: str, previous: str) -> str | None:
+    """The elliptical follow-up `question` as a whole question, from the previous standalone question; None when
+    the question is not elliptical or there is no previous question.
+
+    - "What about E7?" after "What does error code E4 mean?": the one entity of the same form is swapped in.
+    - "and for capital cities?", "Even during probation?": the fragment is added to the previous question
+      ("What is the hotel limit per night, for capital cities?").
+    - "What about contractors?": the previous question, then "What about contractors?".
+    """
+    match = ELLIPSIS_RE.match(question)
+    previous = previous.strip()
+    if not match or not previous:
+        return None
+    rest, connective = match["rest"], " ".join(match["connective"].lower().split())
+    words = rest.split()
+    if not words or len(words) > MAX_FRAGMENT_WORDS or words[0].lower().strip(",") in CLAUSE_OPENERS:
+        return None
+    parts = TRAILING_NOTE.match(previous)
+    body, note = parts["body"].rstrip(" ?.!"), parts["note"] or ""
+    said = entities(rest)
+    if len(said) == 1:
+        same_form = [e for e in entities(body) if _shape(e) == _shape(said[0]) and e != said[0]]
+        if len(same_form) == 1:
+            return _with_note(re.sub(rf"\b{re.escape(same_form[0])}\b", said[0], body) + "?", note)
+    modifier = connective.split()[-1] if connective.split()[-1] in ("also", "even", "only", "just") else ""
+    if words[0].lower() in PREPOSITIONS or modifier:
+        return _with_note(f"{body}, {' '.join([modifier, rest]).strip()}?", note)
+    return _with_note(f"{body}? What about {rest}?", note)
+
+
+def _with_note(question: str, note: str) -> str:
+    """The completed question, with the previous query's trailing note (an entity with_entity added) unless the
+    question already names it."""
+    if not note or note[1:-1].lower() in question.lower():
+        return question
+    return f"{question} {note}"

@@ -70,8 +70,8 @@ def question_for_model(state: ChatState) -> str:
     """The question as the model reads it: an @mention becomes the name of the document it aims at, after the
     question ("… per night? (in travel-policy.pdf)"); the markup itself lowered the model's confidence that the
     passages answer it (validate_answerable)."""
-    question, targeted = state["question"], state.get("targeted_documents") or []
-    if not targeted or not mentions(question):
+    question, targeted = state.get("completed_question") or state["question"], state.get("targeted_documents") or []
+    if not targeted or not mentions(state["question"]):
         return question
     return f"{strip_mentions(question)} (in {', '.join(targeted)})"
 

@@ -10,7 +10,7 @@ from backend.graph.model import chat_model
 from backend.graph.prompts import REWRITE
 from backend.graph.report import report
 from backend.graph.state import ChatState, ContextDecision
-from backend.memory.followup import FollowUp, decide, entities, with_entity
+from backend.memory.followup import FollowUp, complete_ellipsis, decide, entities, with_entity
 
 NODE = "rewriter"
 DECISION_LABELS = {
@@ -36,11 +36,13 @@ def clean_rewrite(reply: str, fallback: str) -> str:
 async def rewrite(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set rewritten_query and the context decision; a model call only for a follow-up that refers back."""
     decision = context_decision(state)
-    query = await standalone_query(state, runtime)
-    detail = f"{query} ({decision['reason']})"
+    completed = completed_question(state)
+    query = completed or await standalone_query(state, runtime)  # a completion names what the last question did
+    detail = f"{query} ({decision['reason']}{'; completed from the last question' if completed else ''})"
     return {
         "context_decision": decision,
         "rewritten_query": query,
+        "completed_question": completed,
         **report(runtime, NODE, DECISION_LABELS[decision["decision"]], detail),
     }
 
@@ -53,6 +55,21 @@ def context_decision(state: ChatState) -> ContextDecision:
     if not state.get("use_memory", True) or not state.get("last_context"):
         decision, why = "fresh", why if decision == "fresh" else "no earlier sources to reuse"
     return ContextDecision(decision=decision, reason=why)
+
+
+def completed_question(state: ChatState) -> str:
+    """An elliptical follow-up ("and for capital cities?") made whole from the last standalone question; "" for
+    every other question. Searched, and read by the model, in place of the fragment."""
+    followup = state.get("followup") or {}
+    if not state.get("use_memory", True) or followup.get("kind") != "reference" or state.get("last_intent") != "rag":
+        return ""  # after a chat turn, the last "question" may be "hi"
+    return complete_ellipsis(strip_mentions(state["question"]), state.get("last_query", "")) or ""
+
+
+def previous_entities(state: ChatState) -> list[str]:
+    """The main names of the last query and answer, for a follow-up whose rewrite dropped every one."""
+    last = recent_exchanges(state, 1)
+    return entities(" ".join([state.get("last_query", ""), *(m.text for m in last)]))
 
 
 async def standalone_query(state: ChatState, runtime: Runtime[GraphDeps]) -> str:
@@ -69,8 +86,7 @@ async def standalone_query(state: ChatState, runtime: Runtime[GraphDeps]) -> str
         return question
     if followup.get("kind") == "clarification":
         return state.get("last_query") or question
-    last = recent_exchanges(state, 1)
-    previous = entities(" ".join([state.get("last_query", ""), *(m.text for m in last)]))
+    previous = previous_entities(state)
     if not runtime.context.settings.rewrite_with_model:
         return with_entity(question, previous)
     prompt = [*prefix(state, runtime.context.settings), HumanMessage(content=REWRITE.format(question=question))]

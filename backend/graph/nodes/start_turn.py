@@ -65,6 +65,7 @@ def turn_defaults(request: TurnRequest) -> dict:
         "run_id": request.get("run_id") or uuid.uuid4().hex,
         "started_at": time.time(),
         "rewritten_query": question,
+        "completed_question": "",
         "intent": "chat",
         "route_reason": "",
         "targeted_documents": [],

@@ -1,6 +1,6 @@
 import pytest
 
-from backend.memory.followup import FollowUp, decide, detect, entities, new_terms, with_entity
+from backend.memory.followup import FollowUp, complete_ellipsis, decide, detect, entities, new_terms, with_entity
 
 HISTORY = "How often must the Zephyr-9 be serviced? The Zephyr-9 must be serviced every 12 months [S1]."
 
@@ -18,6 +18,7 @@ def test_first_question_is_never_a_follow_up():
         "what do you mean?",
         "Tell me more",
         "Is that right?",
+        "Can you explain that in simpler words?",
         "why?",
         "Can you double-check that?",
         "How do you know?",
@@ -88,3 +89,51 @@ def test_questions_about_the_conversation_are_told_apart_from_document_questions
     assert PAST_CONVERSATION_RE.search("What did we discuss earlier?")
     assert PAST_CONVERSATION_RE.search("Which topics have we covered so far?")
     assert not PAST_CONVERSATION_RE.search("How many days before departure must flights be booked?")
+
+
+@pytest.mark.parametrize(
+    ("question", "previous", "whole"),
+    [
+        (
+            "and for capital cities?",
+            "What is the hotel limit per night?",
+            "What is the hotel limit per night, for capital cities?",
+        ),
+        (
+            "Even during probation?",
+            "How many days can employees work remotely?",
+            "How many days can employees work remotely, even during probation?",
+        ),
+        ("And on Fridays?", "What are the core hours?", "What are the core hours, on Fridays?"),
+        ("What about E7?", "What does error code E4 mean?", "What does error code E7 mean?"),
+        ("What about contractors?", "What is the notice period?", "What is the notice period? What about contractors?"),
+        (
+            "and a second unit?",
+            "How much does it cost? (Zephyr-9)",
+            "How much does it cost? What about a second unit? (Zephyr-9)",
+        ),
+        ("and the Zephyr-9?", "How much does it cost? (Zephyr-9)", "How much does it cost? What about the Zephyr-9?"),
+    ],
+)
+def test_an_elliptical_follow_up_becomes_the_last_question_with_its_change(question, previous, whole):
+    assert complete_ellipsis(question, previous) == whole
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "and how much is it?",
+        "What about it?",
+        "And then?",
+        "Within how many hours?",
+        "How much does it cost?",
+        "Andrew?",
+        "and thanks!",
+    ],
+)
+def test_a_clause_of_its_own_or_a_pronoun_is_not_completed(question):
+    assert complete_ellipsis(question, "What is the hotel limit per night?") is None
+
+
+def test_without_a_previous_question_nothing_is_completed():
+    assert complete_ellipsis("and for capital cities?", "") is None

@@ -54,6 +54,18 @@ async def test_the_model_reads_an_at_mention_as_the_name_of_the_document_it_aims
     assert model.calls[1][-1].text.endswith("Question: @nosuch what is X?")
 
 
+async def test_the_model_reads_an_elliptical_follow_up_as_the_whole_question_the_rewriter_made():
+    model = ScriptedChatModel()
+    whole = "What is the notice period, during probation?"
+    state = {"question": "and during probation?", "intent": "rag", "documents": DOCS, "completed_question": whole}
+    out = await generate(state, runtime(model))
+    assert model.calls[0][-1].text.endswith(f"Question: {whole}")
+    aimed = {**state, "question": "@policy and during probation?", "targeted_documents": ["Policy.pdf"]}
+    await generate(aimed, runtime(model))
+    assert model.calls[1][-1].text.endswith(f"Question: {whole} (in Policy.pdf)")
+    assert out["sent"]["prompt"].endswith(whole)  # the transcript keeps what the model read
+
+
 async def test_passages_the_window_already_shows_are_not_sent_again():
     model = ScriptedChatModel()
     state = {"question": "And for contractors?", "intent": "rag", "documents": DOCS, "transcript": SHOWN_S1}

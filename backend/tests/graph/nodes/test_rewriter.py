@@ -96,3 +96,21 @@ def test_clean_rewrite_strips_labels_quotes_and_rejects_rambling():
     assert clean_rewrite('Standalone question: "What is X?"\nextra', "q") == "What is X?"
     assert clean_rewrite("", "fallback") == "fallback"
     assert clean_rewrite("x" * 500, "short") == "short"
+
+
+async def test_rewrite_when_elliptical_followup_then_completed_from_last_question_without_llm():
+    model = ScriptedChatModel()
+    state = followup_state("and for a second unit?", last_intent="rag")
+    out = await rewrite(state, runtime(model, rewrite_with_model=True))
+    assert model.calls == []  # the rule decides; the model rewriter left such fragments as they were
+    assert out["completed_question"] == "How often is the Zephyr-9 serviced, for a second unit?"
+    assert out["rewritten_query"] == out["completed_question"]
+    assert out["steps"][-1].endswith("; completed from the last question))")
+
+
+async def test_rewrite_does_not_complete_after_a_chat_turn_or_a_question_of_its_own():
+    model = ScriptedChatModel()
+    chat = await rewrite(followup_state("and for a second unit?", last_intent="chat"), runtime(model))
+    assert chat["completed_question"] == ""
+    whole = await rewrite(followup_state("how much does it cost?", last_intent="rag"), runtime(model))
+    assert whole["completed_question"] == "" and whole["rewritten_query"] == "how much does it cost? (Zephyr-9)"
