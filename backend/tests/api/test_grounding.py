@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from backend.graph.nodes.validate_sources import NO_PASSAGE_REPLY
-from backend.llm.fake import NOT_ANSWERED_TRIGGER, ScriptedChatModel
+from backend.llm.fake import NOT_ANSWERED_TRIGGER, ScriptedChatModel, asks_answered
 from bench.lib.sse import parse_sse
 
 ENTRY = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
@@ -27,6 +27,21 @@ class WrongCitations(ScriptedChatModel):
         return (
             f"Up to 5 unused days may be carried over into the first quarter of the next year [{wrong}]. "
             f"Contractors may carry over 12 days as well [{right}]."
+        )
+
+
+class OpensWithItsSourceAsSubject(ScriptedChatModel):
+    """Fake model that cites the carry-over rule rightly, then opens an invented sentence with the passage's marker
+    as its subject ("[S1] states that …")."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        if asks_answered(messages[-1].text):
+            return "Yes"
+        entries = ENTRY.findall(messages[-1].text)
+        right = next(sid for sid, text in entries if "carried over" in text)
+        return (
+            f"Up to 5 unused days may be carried over into the first quarter of the next year [{right}]. "
+            f"[{right}] states that contractors may carry over 12 days as well."
         )
 
 
@@ -90,6 +105,15 @@ async def test_wrong_citation_is_re_pointed_and_invented_number_marked_live_and_
     assert [s["id"] for s in stored["sources"]] == [right]
     ledger = (await client.get("/api/threads/g1/memory")).json()["qa_index"][-1]
     assert ledger["sources"] == [right]
+
+
+async def test_an_unsupported_sentence_about_a_document_is_marked_with_the_documents_name(app, client):
+    app.state.services.deps.chat_model = OpensWithItsSourceAsSubject()
+    done = (await ask(client, QUESTION, "g-subject"))[-1][1]
+    [claim] = done["validation"]["sources"]["unsupported"]
+    said = done["answer"][claim["start"] : claim["end"]]
+    assert said.endswith(" states that contractors may carry over 12 days as well.")
+    assert said.startswith("employee-handbook.md states that")
 
 
 async def test_an_answer_nothing_supports_becomes_an_honest_not_found(app, client):
