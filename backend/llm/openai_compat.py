@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 NO_KEY = "unset"  # sent when no key is configured: the SDK needs one, and OPENAI_API_KEY must never leak to a server
 TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
 TOOLS_REFUSED = (400, 422, 501)  # how servers without tool support answer (vLLM needs --enable-auto-tool-choice)
+FIELD_REFUSED = TOOLS_REFUSED  # and how servers refuse a field they do not know ("stream_options")
 
 
 def api_key(settings: Settings) -> str:
@@ -28,11 +29,13 @@ def api_key(settings: Settings) -> str:
 
 
 class CompatChatOpenAI(ChatOpenAI):
-    """ChatOpenAI for servers that may not support tools: when `tool_fallback` is set and the server refuses a
-    request with tools before answering, the request is sent again without them, and so are later ones."""
+    """ChatOpenAI for servers that may not support every field: when `tool_fallback` is set and the server refuses
+    a request with tools before answering, the request is sent again without them, and so are later ones; a server
+    that refuses `stream_options` (the token counts of the last chunk) is asked without it from then on."""
 
     tool_fallback: bool = False
     _tools_refused: bool = PrivateAttr(default=False)
+    _usage_refused: bool = PrivateAttr(default=False)
 
     async def _astream(
         self,
@@ -41,27 +44,45 @@ class CompatChatOpenAI(ChatOpenAI):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        """Stream the reply, dropping the tools when the server refuses them."""
-        if kwargs.get("tools") and self._tools_refused:
-            kwargs = {k: v for k, v in kwargs.items() if k not in TOOL_FIELDS}
-        async with aclosing(super()._astream(messages, stop, run_manager, **kwargs)) as stream:
-            try:
-                first = await anext(stream)
-            except StopAsyncIteration:
-                return
-            except openai.APIStatusError as exc:
-                if not (self.tool_fallback and kwargs.get("tools") and exc.status_code in TOOLS_REFUSED):
-                    raise
-                self._refuse_tools(exc)
-            else:
+        """Stream the reply, dropping the tools or the usage request when the server refuses them."""
+        for _ in range(3):  # at most one refusal of each
+            sent = self._supported(kwargs)
+            async with aclosing(super()._astream(messages, stop, run_manager, **sent)) as stream:
+                try:
+                    first = await anext(stream)
+                except StopAsyncIteration:
+                    return
+                except openai.APIStatusError as exc:
+                    if not self._refused(exc, sent):
+                        raise
+                    continue
                 yield first
                 async for chunk in stream:
                     yield chunk
                 return
-        without = {k: v for k, v in kwargs.items() if k not in TOOL_FIELDS}
-        async with aclosing(super()._astream(messages, stop, run_manager, **without)) as stream:
-            async for chunk in stream:
-                yield chunk
+
+    def _supported(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The request's fields without those the server refused."""
+        if kwargs.get("tools") and self._tools_refused:
+            kwargs = {k: v for k, v in kwargs.items() if k not in TOOL_FIELDS}
+        return {**kwargs, "stream_usage": False} if self._usage_refused else kwargs
+
+    def _refused(self, exc: openai.APIStatusError, sent: dict[str, Any]) -> bool:
+        """Whether the error refuses a field that can be left out (and remember it); False for any other error."""
+        if exc.status_code not in FIELD_REFUSED:
+            return False
+        if self.stream_usage and not self._usage_refused and "stream_options" in str(exc.message):
+            log.warning(
+                "%s refused stream_options (%s); token counts are estimated from now on",
+                public_url(self.openai_api_base or ""),
+                exc.message,
+            )
+            self._usage_refused = True
+            return True
+        if self.tool_fallback and sent.get("tools") and exc.status_code in TOOLS_REFUSED:
+            self._refuse_tools(exc)
+            return True
+        return False
 
     def _refuse_tools(self, exc: openai.APIStatusError) -> None:
         log.warning(
@@ -91,6 +112,7 @@ def openai_chat_model(
         # a long prompt's prefill on a slow CPU: the first chunk may take minutes
         max_retries=0,
         streaming=True,
+        stream_usage=True,  # the last chunk carries the server's token counts (/v1 `usage`); refused: estimated
         tool_fallback=settings.tool_calling == "auto",
     )
 

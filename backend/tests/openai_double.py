@@ -35,11 +35,15 @@ class Completion:
 class OpenAIDouble(ServedDouble):
     """Fake OpenAI-compatible server: scripted streamed completions, hashed embeddings; records every request.
 
-    `refuse_tools` answers a request carrying tools with vLLM's 400 (a server started without tool support).
+    `refuse_tools` answers a request carrying tools with vLLM's 400 (a server started without tool support);
+    `refuse_stream_options` answers one asking for token counts with the 400 of a server that does not know the field.
+    Otherwise, asked with `stream_options.include_usage`, the last chunk carries counts: the prompt's characters
+    divided by 4, and the pieces streamed.
     """
 
-    def __init__(self, refuse_tools: bool = False) -> None:
+    def __init__(self, refuse_tools: bool = False, refuse_stream_options: bool = False) -> None:
         self.refuse_tools = refuse_tools
+        self.refuse_stream_options = refuse_stream_options
         self.requests: list[RecordedRequest] = []
         self._replies: list[Completion] = []
         self._lock = threading.Lock()
@@ -87,11 +91,18 @@ class OpenAIDouble(ServedDouble):
         if self.refuse_tools and body.get("tools"):
             message = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
             return JSONResponse({"object": "error", "message": message, "type": "BadRequestError", "code": 400}, 400)
+        if self.refuse_stream_options and "stream_options" in body:
+            message = "Unrecognized request argument supplied: stream_options"
+            return JSONResponse({"error": {"message": message, "type": "invalid_request_error", "code": 400}}, 400)
         with self._lock:
             reply = self._replies.pop(0) if self._replies else Completion()
-        return StreamingResponse(self._events(body["model"], reply), media_type="text/event-stream")
+        usage = (body.get("stream_options") or {}).get("include_usage", False)
+        prompt = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
+        return StreamingResponse(
+            self._events(body["model"], reply, prompt if usage else None), media_type="text/event-stream"
+        )
 
-    async def _events(self, model: str, reply: Completion) -> AsyncIterator[bytes]:
+    async def _events(self, model: str, reply: Completion, prompt_tokens: int | None = None) -> AsyncIterator[bytes]:
         def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
             chunk = {"id": "chatcmpl-double", "object": "chat.completion.chunk", "created": int(time.time())}
             chunk |= {"model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -111,11 +122,20 @@ class OpenAIDouble(ServedDouble):
             function = {"name": call["name"], "arguments": json.dumps(call.get("arguments", {}))}
             yield event({"tool_calls": [{"index": n, "id": f"call_{n}", "type": "function", "function": function}]})
         yield event({}, "tool_calls" if reply.tool_calls else "stop")
+        if prompt_tokens is not None:  # as llama.cpp and vLLM send it: a last chunk without choices
+            pieces = len(word_pieces(reply.text))
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": pieces,
+                "total_tokens": prompt_tokens + pieces,
+            }
+            chunk = {"id": "chatcmpl-double", "object": "chat.completion.chunk", "created": int(time.time())}
+            yield f"data: {json.dumps(chunk | {'model': model, 'choices': [], 'usage': usage})}\n\n".encode()
         yield b"data: [DONE]\n\n"
 
 
 @contextmanager
-def serve_openai(refuse_tools: bool = False) -> Iterator[OpenAIDouble]:
+def serve_openai(refuse_tools: bool = False, refuse_stream_options: bool = False) -> Iterator[OpenAIDouble]:
     """An OpenAI-compatible double running for the duration of the block."""
-    with OpenAIDouble(refuse_tools) as double:
+    with OpenAIDouble(refuse_tools, refuse_stream_options) as double:
         yield double

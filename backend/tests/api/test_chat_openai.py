@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from backend.main import create_app
 from backend.settings import Settings
 from backend.tests.api.test_chat_ollama import REFUNDS, names, stream_turn
-from backend.tests.ollama_double import unreachable_url
+from backend.tests.ollama_double import unreachable_url, word_pieces
 from backend.tests.openai_double import Completion, OpenAIDouble, serve_openai
 from bench.lib.server import asgi_client
 
@@ -192,3 +192,27 @@ async def test_when_tools_are_forced_on_a_server_that_refuses_them_the_error_say
 
     assert names(events)[-1] == "error" and events[-1][1]["code"] == "model_error"
     assert "--enable-auto-tool-choice" in events[-1][1]["message"] and server.url in events[-1][1]["message"]
+
+
+async def test_usage_is_the_servers_own_token_count(server, tmp_path):
+    server.script(ANSWER)
+    async with openai_app(tmp_path, server.url) as (_, client):
+        done = (await stream_turn(client, "What is the answer?", "chat"))[-1][1]
+
+    [request] = server.requests_to(CHAT)
+    assert request.body["stream_options"] == {"include_usage": True}
+    prompt = sum(len(m["content"]) for m in request.body["messages"]) // 4  # as the double counts
+    assert done["usage"] == {"prompt_tokens": prompt, "completion_tokens": len(word_pieces(ANSWER))}
+
+
+async def test_a_server_that_refuses_stream_options_answers_without_it_and_usage_is_left_to_the_estimate(tmp_path):
+    with serve_openai(refuse_stream_options=True) as server:
+        server.script(ANSWER, "Second answer.")
+        async with openai_app(tmp_path, server.url) as (_, client):
+            first = await stream_turn(client, "What is the answer?", "chat")
+            second = await stream_turn(client, "And the next one?", "chat")
+
+    assert (first[-1][1]["answer"], second[-1][1]["answer"]) == (ANSWER, "Second answer.")
+    assert first[-1][1]["usage"] is None  # no counts reported: /v1 estimates them
+    asked = ["stream_options" in r.body for r in server.requests_to(CHAT)]
+    assert asked == [True, False, False]  # refused once, then remembered

@@ -74,6 +74,8 @@ def test_a_streamed_turn_is_answered_by_the_llama_cpp_server(llama, tmp_path):
     assert names[0] == "metadata" and names[-1] == "done", events[-3:]
     tokens = [d["text"] for n, d in events if n == "token"]
     assert tokens and all(tokens) and events[-1][1]["answer"]
+    usage = events[-1][1]["usage"]  # llama.cpp's own counts (stream_options), not the estimate
+    assert usage["prompt_tokens"] > 20 and 0 < usage["completion_tokens"] <= 12, usage
     assert [m["role"] for m in thread["messages"]] == ["user", "assistant"]
     assert (health["backend"], health["model"]) == ("openai", "qwen2.5-coder-0.5b-instruct")
     assert health["model_server"] == f"{llama.url}/v1"
