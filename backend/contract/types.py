@@ -70,7 +70,8 @@ class SourcesCheck(TypedDict):
     grounded: bool
     confidence: float
     issues: list[str]
-    unsupported_sentences: list[str]
+    unsupported_sentences: list[str]  # as the answer has them: after a citation repair, without markers, and a marker
+    # the model wrote as a sentence's subject is its document's name ("employee-handbook.md states that …")
     unsupported: NotRequired[list[UnsupportedClaim]]
     repairs: NotRequired[list[CitationRepair]]
     claims: NotRequired[int]

@@ -105,6 +105,7 @@ class ChatState(TypedDict, total=False):
     scope: list[str]  # documents the last documents turn was aimed at
     last_intent: str
     last_query: str
+    last_base_query: str  # the question the next elliptical follow-up is completed from (followup.Completed.base)
     transcript: list[TranscriptEntry]  # the model's view of the conversation (see graph/history.py)
     window_start: int  # first transcript entry the prompt still shows
     window_note: str  # what stands in for the entries before it
@@ -120,6 +121,7 @@ class ChatState(TypedDict, total=False):
     use_memory: bool
     rewritten_query: str
     completed_question: str  # an elliptical follow-up made whole (followup.complete_ellipsis), which the model reads
+    base_query: str  # the question the next elliptical follow-up is completed from ("": this turn's query)
     intent: Intent
     route_reason: str
     targeted_documents: list[str]

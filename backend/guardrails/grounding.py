@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, group_ids
-from backend.contract.text import named_documents
+from backend.contract.text import named_documents, word_set
 from backend.guardrails.text import (
     citations,
     content_words,
@@ -23,7 +23,6 @@ from backend.guardrails.text import (
     split_code,
     split_sentences,
     stem,
-    word_set,
 )
 
 GROUNDING_MIN_SUPPORT = 0.5

@@ -4,7 +4,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from backend.contract.text import word_set
+from backend.contract.text import strip_mentions, word_set
 
 Kind = Literal["new", "clarification", "reference"]
 Decision = Literal["fresh", "reuse", "both"]
@@ -110,7 +110,21 @@ def with_entity(rewritten: str, previous_entities: list[str]) -> str:
     """The rewrite, naming the conversation's main entity when the model dropped every one of them."""
     if not previous_entities or any(e.lower() in rewritten.lower() for e in previous_entities):
         return rewritten
-    return f"{rewritten.rstrip()} ({previous_entities[0]})"
+    return noted(rewritten, previous_entities[0])
+
+
+def noted(query: str, entity: str) -> str:
+    """A query with an entity noted after it: "How much does it cost? (Zephyr-9)"."""
+    return f"{query.rstrip()} ({entity})"
+
+
+NOTE_RE = re.compile(r"^(?P<query>.*?)(?: \((?P<entity>[^()]*)\))?$", re.DOTALL)
+
+
+def split_note(query: str) -> tuple[str, str]:
+    """A query and the entity noted after it ("" when none): the inverse of `noted`."""
+    parts = NOTE_RE.match(query.strip())
+    return (parts["query"], parts["entity"] or "") if parts else (query, "")
 
 
 # An elliptical follow-up: a connective ("and", "what about", "even") before a fragment with no verb of its own,
@@ -122,58 +136,92 @@ ELLIPSIS_RE = re.compile(
     r"\s*(?P<rest>.*?)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
-# A fragment opening with one of these is a clause of its own ("and how much is it?"), not an ellipsis.
-CLAUSE_OPENERS = word_set(
-    "what which who whom whose when where why how is are was were do does did can could will would should may might "
-    "must shall has have had i you we they he she it there this that these those then so now yes no not ok okay "
-    "thanks thank please"
+MODIFIERS = word_set("also even only just")
+# A fragment holding one of these anywhere is a clause of its own ("and how much is it?", "and what's the
+# deadline?", "but the handbook says 150"), not an ellipsis.
+CLAUSE_WORDS = word_set(
+    "what which who whom whose when where why how is are was were be do does did can could will would should may "
+    "might must shall has have had i you we they he she it there this that these those then so now yes no not ok "
+    "okay thanks thank please s re ve ll d m say says said mean means meant think know want"
 )
 PREPOSITIONS = word_set(
     "for during in on at with without within after before outside inside under over from to by if while per "
     "between beyond except"
 )
+ARTICLES = word_set("the a an")
 MAX_FRAGMENT_WORDS = 10
-TRAILING_NOTE = re.compile(r"^(?P<body>.*?)\s*(?P<note>\([^()]*\))?\s*$", re.DOTALL)
+MAX_NOUN_FRAGMENT_WORDS = 3  # "and interns?"; a longer fragment after a bare "and" may be a sentence of its own
+FRAGMENT_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")  # "what's" is two words, "Zephyr-9" one
 
 
-def _shape(entity: str) -> str:
-    """An entity's form with its letters and digits generalised: E4 and E7 share one, Zephyr-9 another."""
-    return re.sub(r"[a-z]+", "a", re.sub(r"[A-Z]+", "A", re.sub(r"\d+", "9", entity)))
+@dataclass(frozen=True)
+class Completed:
+    """An elliptical follow-up made whole, and the question the next one is completed from."""
+
+    question: str
+    base: str
 
 
-def complete_ellipsis(question: str, previous: str) -> str | None:
+def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed | None:
     """The elliptical follow-up `question` as a whole question, from the previous standalone question; None when
     the question is not elliptical or there is no previous question.
 
-    - "What about E7?" after "What does error code E4 mean?": the one entity of the same form is swapped in.
-    - "and for capital cities?", "Even during probation?": the fragment is added to the previous question
-      ("What is the hotel limit per night, for capital cities?").
-    - "What about contractors?": the previous question, then "What about contractors?".
+    - "What about E7?" after "What does error code E4 mean?": the one code of the same form is swapped in (codes,
+      models and years: forms with a digit), and that question is the next one's base.
+    - "and for capital cities?", "Even during probation?", "or by train?": the fragment is added to the base
+      ("What is the hotel limit per night, for capital cities?"), the question the last completed one was made
+      from (`base`; else `previous`), so that "and for interns?" after "and for contractors?" does not ask for both.
+    - "What about contractors?", "and interns?": the base, then "What about contractors?".
+    - "and in @hr-handbook.md?" (the mention already stripped: "and in"): the base itself, which the mention aims.
     """
     match = ELLIPSIS_RE.match(question)
-    previous = previous.strip()
+    previous, base = strip_mentions(previous).strip(), strip_mentions(base).strip()
     if not match or not previous:
         return None
-    rest, connective = match["rest"], " ".join(match["connective"].lower().split())
-    words = rest.split()
-    if not words or len(words) > MAX_FRAGMENT_WORDS or words[0].lower().strip(",") in CLAUSE_OPENERS:
+    rest, connective = match["rest"].strip(" ,"), match["connective"].lower().split()
+    typed = FRAGMENT_WORD.findall(rest)
+    words = [w.lower() for w in typed]
+    acronym = [len(w) > 1 and w.isupper() for w in typed]  # "IT staff" is not the pronoun "it"
+    if len(words) > MAX_FRAGMENT_WORDS or any(w in CLAUSE_WORDS and not a for w, a in zip(words, acronym, strict=True)):
         return None
-    parts = TRAILING_NOTE.match(previous)
-    body, note = parts["body"].rstrip(" ?.!"), parts["note"] or ""
-    said = entities(rest)
-    if len(said) == 1:
-        same_form = [e for e in entities(body) if _shape(e) == _shape(said[0]) and e != said[0]]
-        if len(same_form) == 1:
-            return _with_note(re.sub(rf"\b{re.escape(same_form[0])}\b", said[0], body) + "?", note)
-    modifier = connective.split()[-1] if connective.split()[-1] in ("also", "even", "only", "just") else ""
-    if words[0].lower() in PREPOSITIONS or modifier:
-        return _with_note(f"{body}, {' '.join([modifier, rest]).strip()}?", note)
-    return _with_note(f"{body}? What about {rest}?", note)
+    if swapped := _swapped(words, previous):
+        return Completed(swapped, swapped)
+    body, entity = split_note(base or previous)
+    body = body.rstrip(" ?.!")
+
+    def whole(text: str) -> Completed:
+        named = not entity or entity.lower() in text.lower()
+        return Completed(text if named else noted(text, entity), base or previous)
+
+    if words and all(w in PREPOSITIONS for w in words):  # the mention it aimed at was stripped: "and in @hr.md?"
+        return whole(f"{body}?")
+    if not words:
+        return None
+    if words[0] in PREPOSITIONS:
+        lead = connective[-1] if connective[-1] in MODIFIERS | {"or"} else ""
+        return whole(f"{body}, {' '.join([lead, rest]).strip()}?")
+    if connective[-1] in MODIFIERS:
+        return None  # "also" before a clause in another language ("Also wie hoch ist das Limit?")
+    if connective[-1] == "about" or len(words) <= MAX_NOUN_FRAGMENT_WORDS:
+        return whole(f"{body}? What about {rest}?")
+    return None
 
 
-def _with_note(question: str, note: str) -> str:
-    """The completed question, with the previous query's trailing note (an entity with_entity added) unless the
-    question already names it."""
-    if not note or note[1:-1].lower() in question.lower():
-        return question
-    return f"{question} {note}"
+def _shape(token: str) -> str:
+    """A code's form with its letters and digits generalised: E4 and E7 share one, Zephyr-9 and Zephyr-12 another."""
+    return re.sub(r"[A-Z]+", "A", re.sub(r"\d+", "9", token.upper()))
+
+
+def _swapped(words: list[str], previous: str) -> str | None:
+    """The previous question with its one code, model or year of the fragment's form replaced by the fragment's
+    ("What about E7?", "and in 2025?"); None unless the fragment, but for an article or a preposition, is one
+    such token and the previous question has exactly one of its form."""
+    token = [w for w in words if w not in ARTICLES and w not in PREPOSITIONS]
+    if len(token) != 1 or not any(c.isdigit() for c in token[0]):
+        return None
+    same = {t for t in FRAGMENT_WORD.findall(previous) if _shape(t) == _shape(token[0]) and t.lower() != token[0]}
+    if len(same) != 1:
+        return None
+    old = same.pop()
+    new = token[0].upper() if old.isupper() else token[0][:1].upper() + token[0][1:] if old[:1].isupper() else token[0]
+    return re.sub(rf"(?<![\w-]){re.escape(old)}(?![\w-])", new, previous)

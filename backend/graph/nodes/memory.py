@@ -127,6 +127,7 @@ def memory_layers(state: ChatState, answer: str, sources: list[Source], cited: l
         "scope": state.get("targeted_documents", []) if rag else state.get("scope", []),
         "last_intent": state.get("intent", "chat"),
         "last_query": state.get("rewritten_query", ""),
+        "last_base_query": state.get("base_query") or state.get("rewritten_query", ""),
     }
 
 

@@ -10,7 +10,7 @@ from backend.graph.model import chat_model
 from backend.graph.prompts import REWRITE
 from backend.graph.report import report
 from backend.graph.state import ChatState, ContextDecision
-from backend.memory.followup import FollowUp, complete_ellipsis, decide, entities, with_entity
+from backend.memory.followup import Completed, FollowUp, complete_ellipsis, decide, entities, with_entity
 
 NODE = "rewriter"
 DECISION_LABELS = {
@@ -37,12 +37,13 @@ async def rewrite(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set rewritten_query and the context decision; a model call only for a follow-up that refers back."""
     decision = context_decision(state)
     completed = completed_question(state)
-    query = completed or await standalone_query(state, runtime)  # a completion names what the last question did
+    query = completed.question if completed else await standalone_query(state, runtime)
     detail = f"{query} ({decision['reason']}{'; completed from the last question' if completed else ''})"
     return {
         "context_decision": decision,
         "rewritten_query": query,
-        "completed_question": completed,
+        "completed_question": completed.question if completed else "",
+        "base_query": completed.base if completed else base_kept(state),
         **report(runtime, NODE, DECISION_LABELS[decision["decision"]], detail),
     }
 
@@ -57,13 +58,21 @@ def context_decision(state: ChatState) -> ContextDecision:
     return ContextDecision(decision=decision, reason=why)
 
 
-def completed_question(state: ChatState) -> str:
-    """An elliptical follow-up ("and for capital cities?") made whole from the last standalone question; "" for
+def completed_question(state: ChatState) -> Completed | None:
+    """An elliptical follow-up ("and for capital cities?") made whole from the last standalone question; None for
     every other question. Searched, and read by the model, in place of the fragment."""
     followup = state.get("followup") or {}
     if not state.get("use_memory", True) or followup.get("kind") != "reference" or state.get("last_intent") != "rag":
-        return ""  # after a chat turn, the last "question" may be "hi"
-    return complete_ellipsis(strip_mentions(state["question"]), state.get("last_query", "")) or ""
+        return None  # after a chat turn, the last "question" may be "hi"
+    question = strip_mentions(state["question"])
+    return complete_ellipsis(question, state.get("last_query", ""), state.get("last_base_query", ""))
+
+
+def base_kept(state: ChatState) -> str:
+    """A clarification ("Are you sure?") keeps the question the next elliptical follow-up is completed from; any
+    other question is its own ("": the memory node takes the query)."""
+    clarifies = (state.get("followup") or {}).get("kind") == "clarification" and state.get("use_memory", True)
+    return state.get("last_base_query", "") if clarifies else ""
 
 
 def previous_entities(state: ChatState) -> list[str]:

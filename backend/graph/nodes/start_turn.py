@@ -66,6 +66,7 @@ def turn_defaults(request: TurnRequest) -> dict:
         "started_at": time.time(),
         "rewritten_query": question,
         "completed_question": "",
+        "base_query": "",
         "intent": "chat",
         "route_reason": "",
         "targeted_documents": [],

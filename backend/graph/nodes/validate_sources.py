@@ -75,7 +75,9 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         passages,
         runtime.context.embed,
         settings.grounding_min_support,
-        strip_mentions(state["question"]),  # "@employee-handbook" is markup, no word a passage should hold
+        # the question the model answered: "@employee-handbook" is markup, no word a passage should hold, and an
+        # elliptical follow-up was read whole
+        state.get("completed_question") or strip_mentions(state["question"]),
         names,
         await runtime.context.retriever.document_names(),  # a claim may name one no passage came from
     )

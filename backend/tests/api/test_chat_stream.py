@@ -129,6 +129,24 @@ async def test_follow_up_prompt_starts_with_the_first_turns_prompt_and_answer_by
     assert follow_up[-1].endswith("Question: What is the notice period, during probation?")  # the fragment made whole
 
 
+async def test_an_elliptical_follow_up_is_read_whole_but_kept_in_the_users_words(client, app):
+    model = app.state.services.deps.chat_model
+    answers = lambda: [c for c in model.calls if not asks_answered(c[-1].text)]  # noqa: E731 (not the verdicts)
+    _, first = await stream(client, message="What is the notice period?", mode="rag")
+    thread_id = first[0][1]["thread_id"]
+    _, second = await stream(client, message="and during probation?", thread_id=thread_id, mode="rag")
+    assert answers()[-1][-1].text.endswith("Question: What is the notice period, during probation?")
+    assert second[-1][1]["rewritten_query"] == "What is the notice period, during probation?"
+    _, third = await stream(client, message="Thanks, that helps a lot today", thread_id=thread_id, mode="chat")
+    assert answers()[-1][-1].text.endswith("Thanks, that helps a lot today")  # the completion is this turn's only
+    thread = (await client.get(f"/api/threads/{thread_id}")).json()
+    assert [m["content"] for m in thread["messages"] if m["role"] == "user"] == [
+        *("What is the notice period?", "and during probation?", "Thanks, that helps a lot today")
+    ]
+    memory = (await client.get(f"/api/threads/{thread_id}/memory")).json()
+    assert [line["question"] for line in memory["qa_index"]][1] == "and during probation?"
+
+
 async def test_chat_json_returns_answer_with_sources(client):
     response = await client.post("/api/chat", json={"message": "How much does a Zephyr-9 service cost?", "mode": "rag"})
     assert response.status_code == 200

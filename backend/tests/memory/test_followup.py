@@ -1,6 +1,15 @@
 import pytest
 
-from backend.memory.followup import FollowUp, complete_ellipsis, decide, detect, entities, new_terms, with_entity
+from backend.memory.followup import (
+    Completed,
+    FollowUp,
+    complete_ellipsis,
+    decide,
+    detect,
+    entities,
+    new_terms,
+    with_entity,
+)
 
 HISTORY = "How often must the Zephyr-9 be serviced? The Zephyr-9 must be serviced every 12 months [S1]."
 
@@ -105,30 +114,71 @@ def test_questions_about_the_conversation_are_told_apart_from_document_questions
             "How many days can employees work remotely, even during probation?",
         ),
         ("And on Fridays?", "What are the core hours?", "What are the core hours, on Fridays?"),
-        ("What about E7?", "What does error code E4 mean?", "What does error code E7 mean?"),
+        (
+            "or by train?",
+            "How much is refunded for a flight to Berlin?",
+            "How much is refunded for a flight to Berlin, or by train?",
+        ),
+        ("And for IT staff?", "What is the VPN policy?", "What is the VPN policy, for IT staff?"),
         ("What about contractors?", "What is the notice period?", "What is the notice period? What about contractors?"),
+        ("and interns?", "What is the notice period?", "What is the notice period? What about interns?"),
         (
             "and a second unit?",
             "How much does it cost? (Zephyr-9)",
             "How much does it cost? What about a second unit? (Zephyr-9)",
         ),
         ("and the Zephyr-9?", "How much does it cost? (Zephyr-9)", "How much does it cost? What about the Zephyr-9?"),
+        ("and in", "What is the notice period?", "What is the notice period?"),  # "and in @hr.md?", mention stripped
+        ("and for capital cities?", "@nosuch what is the hotel limit?", "what is the hotel limit, for capital cities?"),
     ],
 )
 def test_an_elliptical_follow_up_becomes_the_last_question_with_its_change(question, previous, whole):
-    assert complete_ellipsis(question, previous) == whole
+    completed = complete_ellipsis(question, previous)
+    assert completed is not None and completed.question == whole
+
+
+@pytest.mark.parametrize(
+    ("question", "previous", "whole"),
+    [
+        ("What about E7?", "What does error code E4 mean?", "What does error code E7 mean?"),
+        ("what about e7?", "What does error code E4 mean?", "What does error code E7 mean?"),
+        ("and in 2025?", "What was the hotel limit in 2024?", "What was the hotel limit in 2025?"),
+        ("What about the Zephyr-12?", "How much does it cost? (Zephyr-9)", "How much does it cost? (Zephyr-12)"),
+    ],
+)
+def test_a_code_model_or_year_of_the_same_form_is_swapped_and_the_result_is_the_next_base(question, previous, whole):
+    assert complete_ellipsis(question, previous) == Completed(whole, whole)
+
+
+def test_a_code_is_not_swapped_when_the_last_question_has_two_of_its_form():
+    completed = complete_ellipsis("What about E7?", "What do E4 and E5 mean?")
+    assert completed is not None and completed.question == "What do E4 and E5 mean? What about E7?"
+
+
+def test_completions_are_made_from_the_base_so_they_do_not_pile_up():
+    first = complete_ellipsis("and for contractors?", "What is the notice period?")
+    assert first == Completed("What is the notice period, for contractors?", "What is the notice period?")
+    second = complete_ellipsis("and for interns?", first.question, first.base)
+    assert second is not None and second.question == "What is the notice period, for interns?"
 
 
 @pytest.mark.parametrize(
     "question",
     [
         "and how much is it?",
+        "and what's the deadline?",
+        "and what’s the deadline?",
+        "But the handbook says 150",
+        "Also wie hoch ist das Limit?",
         "What about it?",
         "And then?",
+        "and?",
         "Within how many hours?",
         "How much does it cost?",
         "Andrew?",
         "and thanks!",
+        "And a second unit during the same visit of the technician?",  # after a bare "and": maybe a sentence
+        "and for a trip to Berlin, Paris or Rome with a hire car and a train on Sundays?",  # over MAX_FRAGMENT_WORDS
     ],
 )
 def test_a_clause_of_its_own_or_a_pronoun_is_not_completed(question):

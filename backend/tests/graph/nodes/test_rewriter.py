@@ -1,8 +1,9 @@
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from backend.graph.nodes.rewriter import clean_rewrite, rewrite
 from backend.llm.fake import ScriptedChatModel
-from backend.memory.followup import detect
+from backend.memory.followup import FollowUp, detect
 from backend.tests.fakes import replying, runtime
 
 HISTORY = [HumanMessage("How often is the Zephyr-9 serviced?"), AIMessage("Every 12 months [S1].")]
@@ -105,12 +106,46 @@ async def test_rewrite_when_elliptical_followup_then_completed_from_last_questio
     assert model.calls == []  # the rule decides; the model rewriter left such fragments as they were
     assert out["completed_question"] == "How often is the Zephyr-9 serviced, for a second unit?"
     assert out["rewritten_query"] == out["completed_question"]
-    assert out["steps"][-1].endswith("; completed from the last question))")
+    assert out["base_query"] == "How often is the Zephyr-9 serviced?"  # the next fragment is completed from it
+    assert "completed from the last question" in out["steps"][-1]
 
 
-async def test_rewrite_does_not_complete_after_a_chat_turn_or_a_question_of_its_own():
+async def test_rewrite_completes_from_the_base_the_last_completion_kept():
+    state = followup_state(
+        "and for a third unit?",
+        last_intent="rag",
+        last_query="How often is the Zephyr-9 serviced, for a second unit?",
+        last_base_query="How often is the Zephyr-9 serviced?",
+    )
+    out = await rewrite(state, runtime(ScriptedChatModel()))
+    assert out["completed_question"] == "How often is the Zephyr-9 serviced, for a third unit?"
+
+
+async def test_a_clarification_keeps_the_base_and_a_new_question_is_its_own():
     model = ScriptedChatModel()
-    chat = await rewrite(followup_state("and for a second unit?", last_intent="chat"), runtime(model))
-    assert chat["completed_question"] == ""
-    whole = await rewrite(followup_state("how much does it cost?", last_intent="rag"), runtime(model))
+    kept = await rewrite(followup_state("Are you sure?", last_base_query="Base?"), runtime(model))
+    assert kept["base_query"] == "Base?"
+    own = await rewrite(followup_state("how much does it cost?", last_base_query="Base?"), runtime(model))
+    assert own["base_query"] == ""  # the memory node keeps this turn's query
+
+
+@pytest.mark.parametrize(
+    ("why", "extra"),
+    [
+        ("after a chat turn", {"last_intent": "chat"}),
+        ("with memory off", {"last_intent": "rag", "use_memory": False}),
+        (
+            "when not a reference",
+            {"last_intent": "rag", "followup": FollowUp(True, "clarification", 0.9, "").as_dict()},
+        ),
+    ],
+)
+async def test_rewrite_does_not_complete(why, extra):
+    out = await rewrite(followup_state("and for a second unit?", **extra), runtime(ScriptedChatModel()))
+    assert out["completed_question"] == "", why
+    assert out["rewritten_query"] != "How often is the Zephyr-9 serviced, for a second unit?", why
+
+
+async def test_rewrite_does_not_complete_a_question_of_its_own():
+    whole = await rewrite(followup_state("how much does it cost?", last_intent="rag"), runtime(ScriptedChatModel()))
     assert whole["completed_question"] == "" and whole["rewritten_query"] == "how much does it cost? (Zephyr-9)"
