@@ -4,6 +4,7 @@ carried scope holds nothing on its subject searches every document instead (and 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from backend.contract.text import strip_mentions
 from backend.contract.types import Source
 from backend.graph.deps import GraphDeps
 from backend.graph.history import shown_ids
@@ -54,11 +55,26 @@ async def variants(query: str, runtime: Runtime[GraphDeps]) -> list[str]:
 NODE = "retriever"
 
 
+SHOWN_QUERY_CHARS = 90
+
+
+def searched_for(state: ChatState) -> str:
+    """' for “…”' naming the query a follow-up is searched as, when it is not the question as typed ("and for
+    capital cities?" is searched as "What is the hotel limit per night, for capital cities?"); "" otherwise, and
+    for a clarification, which searches nothing new."""
+    query = state.get("rewritten_query") or ""
+    reused = (state.get("context_decision") or {}).get("decision") == "reuse"
+    if reused or not query or query.strip() == strip_mentions(state.get("question", "")).strip():
+        return ""
+    shown = query if len(query) <= SHOWN_QUERY_CHARS else query[: SHOWN_QUERY_CHARS - 1].rstrip() + "…"
+    return f" for “{shown}”"
+
+
 async def retrieve(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set documents (numbered by the thread's ledger) and fresh_ids, following the context decision."""
-    scope = state.get("targeted_documents") or None
-    if scope:
-        progress(runtime, NODE, f"Searching {', '.join(scope)}…")
+    scope, searched = state.get("targeted_documents") or None, searched_for(state)
+    if scope or searched:
+        progress(runtime, NODE, f"Searching {', '.join(scope) if scope else 'documents'}{searched}…")
     out = await _context(state, runtime, scope)
     dropped = out["dropped"]
     label = f"Ignored {len(dropped)} passage(s) containing instructions aimed at the model" if dropped else None

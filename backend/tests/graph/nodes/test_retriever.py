@@ -72,3 +72,21 @@ async def test_retrieve_drops_a_hostile_passage_and_rescans_a_passage_it_has_see
         assert [d["document"] for d in out["documents"]] == ["Policy.pdf", "faq.md"]
         assert out["dropped"] == ["parking.md"]
     assert after.hits - before.hits == 3 and after.misses == before.misses
+
+
+async def test_the_status_names_the_query_a_follow_up_is_searched_as():
+    said: list[dict] = []
+    at_work = runtime(retriever=FakeRetriever(hits=HITS))
+    at_work = at_work.override(stream_writer=said.append)
+    completed = "What is the hotel limit per night, for capital cities?"
+    follow_up = {"question": "and for capital cities?", "rewritten_query": completed, "targeted_documents": []}
+    await retrieve(follow_up, at_work)
+    assert [e["label"] for e in said if e["kind"] == "progress"] == [f"Searching documents for “{completed}”…"]
+    said.clear()
+    first = {"question": "@policy.pdf what is the notice?", "rewritten_query": "what is the notice?"}
+    await retrieve({**first, "targeted_documents": ["Policy.pdf"]}, at_work)
+    assert [e["label"] for e in said if e["kind"] == "progress"] == ["Searching Policy.pdf…"]  # as typed: not repeated
+    said.clear()
+    reused = {**follow_up, "context_decision": {"decision": "reuse", "reason": ""}}
+    await retrieve(reused, at_work)
+    assert [e for e in said if e["kind"] == "progress"] == []  # a clarification searches nothing new
