@@ -17,7 +17,8 @@ CONFIRM = (
 )
 CONFIRM_RE = re.compile(rf"^\s*{CONFIRM}\s*[?.!]*\s*$", re.IGNORECASE)
 CLARIFY_RE = re.compile(
-    r"^\s*(are you (sure|certain)|really\??$|why\??$|how so\??$|explain( (more|further|that|it|this))?|"
+    r"^\s*(are you (sure|certain)|really\??$|why\??$|how so\??$|"
+    r"explain( (more|further|that|it|this|again|briefly)\b| in (more |greater |full )?detail\b|\s*[?.!]*\s*$)|"
     r"((can|could) you |please )explain (that|it|this)\b|"
     r"(can you |could you |please )?(elaborate|clarify|rephrase|simplify|say that again)|tell me more|"
     r"what do you mean|in (simpler|other) words|more details?|go on|say more|"
@@ -77,6 +78,48 @@ def new_terms(question: str, history_text: str) -> list[str]:
     return [e for e in entities(question) if e.lower() not in seen]
 
 
+# Words that name nothing: a short question made only of these and words the conversation used refers back.
+FUNCTION_WORDS = word_set(
+    "a an the of to in on at for with by from as into about and or but if so than then is are was were be been do "
+    "does did has have had can could will would should may might must shall what which who whom whose when where why "
+    "how i you we they he she it me my your our their his her its this that these those there here more most much "
+    "many some any all each every no not only also just still even very too please again other same one ones get "
+    "explain tell say detail details word words simpler simple briefly short shorter further elaborate long take "
+    "takes happen happens"
+)
+CONTENT_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+STEM_CHARS = 6  # "employees" and "employee", "carried" and "carry" (crudely: the conversation's words, not a lexicon)
+
+
+def content_stems(text: str) -> list[str]:
+    """The words of a text that name something, cut to their first STEM_CHARS letters, in order."""
+    found = [w[:STEM_CHARS] for w in CONTENT_WORD.findall(text.lower()) if w not in FUNCTION_WORDS and len(w) > 2]
+    return list(dict.fromkeys(found))
+
+
+QUESTION_OPENER = re.compile(
+    r"^\s*(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|should|"
+    r"may|might|must|shall|has|have)\b",
+    re.IGNORECASE,
+)
+
+
+HYPOTHETICAL = re.compile(r"^\s*(what|how) (if|about)\b", re.IGNORECASE)  # "What if the trip is urgent?"
+
+
+def new_subject(question: str, history_text: str) -> list[str]:
+    """A whole question ("What is the parental leave policy?", not "and during probation?") whose every content
+    word the recent conversation never used: those words (as stems); [] otherwise. Such a short question is a new
+    topic, not a follow-up with its subject left out."""
+    stems = content_stems(question)
+    seen = set(content_stems(history_text))
+    if not QUESTION_OPENER.match(question) or HYPOTHETICAL.match(question) or PAST_CONVERSATION_RE.search(question):
+        return []  # a fragment, "what if …?", or a question about the conversation itself ("What did we discuss?")
+    if not stems or any(w in seen for w in stems):
+        return []
+    return stems
+
+
 def detect(question: str, history_text: str) -> FollowUp:
     """Classify a question given the text of the recent exchanges ('' when there are none)."""
     if not history_text.strip():
@@ -90,7 +133,9 @@ def detect(question: str, history_text: str) -> FollowUp:
         return FollowUp(False, "new", 0.8, f"introduces new terms: {', '.join(fresh[:3])}")
     if reference:
         return FollowUp(True, "reference", 0.8, f"refers back with “{reference.group(0)}”")
-    if words <= SHORT_QUESTION_WORDS and not fresh:
+    if words <= SHORT_QUESTION_WORDS and (topic := new_subject(question, history_text)):
+        return FollowUp(False, "new", 0.6, f"a question of its own about words not used so far: {', '.join(topic)}")
+    if words <= SHORT_QUESTION_WORDS:
         return FollowUp(True, "reference", 0.6, f"short question ({words} words) without a new subject")
     return FollowUp(False, "new", 0.6, "a complete question on its own")
 

@@ -187,3 +187,37 @@ def test_a_clause_of_its_own_or_a_pronoun_is_not_completed(question):
 
 def test_without_a_previous_question_nothing_is_completed():
     assert complete_ellipsis("and for capital cities?", "") is None
+
+
+NOTICE = "What is the notice period? The notice period for permanent employees is 2 months [S1]."
+COST = "How much does a Zephyr-9 service cost? A standard service costs 240 euros [S1]."
+
+
+@pytest.mark.parametrize("question", ["Explain the Zephyr-9 warranty in detail.", "Explain the parking rules"])
+def test_explain_with_a_subject_of_its_own_is_not_a_clarification(question):
+    assert detect(question, NOTICE).kind != "clarification"
+
+
+@pytest.mark.parametrize("question", ["Explain", "Explain in more detail", "explain that again", "Explain it briefly"])
+def test_explain_alone_or_about_the_last_answer_is_a_clarification(question):
+    assert detect(question, NOTICE).kind == "clarification"
+
+
+def test_a_short_whole_question_about_words_never_used_is_a_new_topic():
+    parental = detect("What is the parental leave policy?", COST)
+    assert parental.is_followup is False and "parent" in parental.reason  # was searched as "… (Zephyr-9)"
+    assert detect("How long is probation?", COST).is_followup is False
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Even during probation?",  # a fragment, however new its words
+        "Within how many hours?",
+        "How much is a second service?",  # a whole question that reuses the conversation's words
+        "What did we discuss earlier?",  # about the conversation itself
+        "What if the trip is urgent?",  # a hypothetical on the last answer
+    ],
+)
+def test_a_short_question_that_leans_on_the_conversation_stays_a_follow_up(question):
+    assert detect(question, COST).is_followup is True
