@@ -60,6 +60,7 @@ class CompatChatOpenAI(ChatOpenAI):
                 async for chunk in stream:
                     yield chunk
                 return
+        raise RuntimeError("the server refused the same request field twice")  # each refusal is remembered
 
     def _supported(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """The request's fields without those the server refused."""
@@ -71,7 +72,9 @@ class CompatChatOpenAI(ChatOpenAI):
         """Whether the error refuses a field that can be left out (and remember it); False for any other error."""
         if exc.status_code not in FIELD_REFUSED:
             return False
-        if self.stream_usage and not self._usage_refused and "stream_options" in str(exc.message):
+        if "stream_options" in str(exc.message):  # this request's own field (another may have been refused first)
+            if not self.stream_usage or sent.get("stream_usage") is False:
+                return False
             log.warning(
                 "%s refused stream_options (%s); token counts are estimated from now on",
                 public_url(self.openai_api_base or ""),

@@ -41,9 +41,12 @@ class OpenAIDouble(ServedDouble):
     divided by 4, and the pieces streamed.
     """
 
-    def __init__(self, refuse_tools: bool = False, refuse_stream_options: bool = False) -> None:
+    def __init__(
+        self, refuse_tools: bool = False, refuse_stream_options: bool = False, refuse_after: float = 0.0
+    ) -> None:
         self.refuse_tools = refuse_tools
         self.refuse_stream_options = refuse_stream_options
+        self.refuse_after = refuse_after  # seconds before a refusal: lets two first requests both be refused
         self.requests: list[RecordedRequest] = []
         self._replies: list[Completion] = []
         self._lock = threading.Lock()
@@ -88,6 +91,8 @@ class OpenAIDouble(ServedDouble):
 
     async def _chat(self, request: Request) -> Response:
         body = await self._record(request)
+        if (self.refuse_tools and body.get("tools")) or (self.refuse_stream_options and "stream_options" in body):
+            await asyncio.sleep(self.refuse_after)
         if self.refuse_tools and body.get("tools"):
             message = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
             return JSONResponse({"object": "error", "message": message, "type": "BadRequestError", "code": 400}, 400)
@@ -135,7 +140,9 @@ class OpenAIDouble(ServedDouble):
 
 
 @contextmanager
-def serve_openai(refuse_tools: bool = False, refuse_stream_options: bool = False) -> Iterator[OpenAIDouble]:
+def serve_openai(
+    refuse_tools: bool = False, refuse_stream_options: bool = False, refuse_after: float = 0.0
+) -> Iterator[OpenAIDouble]:
     """An OpenAI-compatible double running for the duration of the block."""
-    with OpenAIDouble(refuse_tools, refuse_stream_options) as double:
+    with OpenAIDouble(refuse_tools, refuse_stream_options, refuse_after) as double:
         yield double

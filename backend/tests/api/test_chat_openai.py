@@ -2,6 +2,7 @@
 do on demand (errors and hang-ups mid-answer, tools refused, scripted tool calls). test_e2e_openai.py runs the
 same backend against a real llama.cpp server."""
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -216,3 +217,27 @@ async def test_a_server_that_refuses_stream_options_answers_without_it_and_usage
     assert first[-1][1]["usage"] is None  # no counts reported: /v1 estimates them
     asked = ["stream_options" in r.body for r in server.requests_to(CHAT)]
     assert asked == [True, False, False]  # refused once, then remembered
+
+
+async def test_two_first_requests_refused_stream_options_at_once_are_both_answered_and_tools_stay_on(tmp_path):
+    with serve_openai(refuse_stream_options=True, refuse_after=0.3) as server:
+        server.script(ANSWER, "Second answer.", "Third answer.")
+        async with openai_app(tmp_path, server.url) as (_, client):
+            both = await asyncio.gather(
+                stream_turn(client, "What is the answer?", "chat"), stream_turn(client, "And another?", "chat")
+            )
+            later = await stream_turn(client, "And the next one?", "chat")
+
+    assert all(names(events)[-1] == "done" for events in [*both, later])
+    assert server.requests_to(CHAT)[-1].body.get("tools")  # the refusal named stream_options, not the tools
+
+
+async def test_a_server_refusing_tools_and_stream_options_is_answered_on_the_third_request(tmp_path):
+    with serve_openai(refuse_tools=True, refuse_stream_options=True) as server:
+        server.script(ANSWER)
+        async with openai_app(tmp_path, server.url) as (_, client):
+            events = await stream_turn(client, "What is the answer?", "chat")
+
+    assert events[-1][1]["answer"] == ANSWER
+    sent = [(bool(r.body.get("tools")), "stream_options" in r.body) for r in server.requests_to(CHAT)]
+    assert sent == [(True, True), (False, True), (False, False)]
