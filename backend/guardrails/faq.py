@@ -18,8 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from backend.contract.text import word_set
-from backend.guardrails.text import stem
+from backend.contract.text import stem, word_set
 
 FAQ_MAX_EXTRA_WORDS = 2
 FAQ_MIN_RATIO = 0.92

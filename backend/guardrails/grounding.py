@@ -15,15 +15,8 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, group_ids
-from backend.contract.text import named_documents, word_set
-from backend.guardrails.text import (
-    citations,
-    content_words,
-    numbers,
-    split_code,
-    split_sentences,
-    stem,
-)
+from backend.contract.text import content_words, named_documents, stem, word_set
+from backend.guardrails.text import citations, numbers, split_code, split_sentences
 
 GROUNDING_MIN_SUPPORT = 0.5
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]

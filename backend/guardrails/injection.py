@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from backend.contract.text import content_words
 from backend.guardrails.caseless import fold
 from backend.guardrails.classifier import judged_by_embedding, load_embedding_model, load_model
 from backend.guardrails.injection_patterns import (
@@ -37,7 +38,6 @@ from backend.guardrails.injection_patterns import (
     Kind,
     rx,
 )
-from backend.guardrails.text import content_words
 
 INJECTION_THRESHOLD = 0.5
 Source = Literal["user", "document"]

@@ -22,9 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from backend.contract.citations import CITATION_RE
-from backend.contract.text import word_set
+from backend.contract.text import content_words, stem, typed_content_words, word_set
 from backend.guardrails.grounding import SentenceSupport
-from backend.guardrails.text import content_words, stem, typed_content_words
 
 MIN_SHARED = 2  # a claim must repeat at least this many of the question's words to be judged
 MAX_MISSING_SHARE = 0.5  # a claim for which this share of them (or more) is in no passage restates the question

@@ -60,34 +60,7 @@ def citations(sentence: str) -> list[str]:
     return cited_ids(sentence)
 
 
-_STOP = word_set(
-    "a an the and or but of to in on at for with by from as is are was were be been being it its this "
-    "that these those there here you your i we our they their he she his her them can could would should "
-    "will shall may might must do does did not no yes if then than so such also only just about into over "
-    "under per each any all some which what who whom when where why how"
-)
-_CONTENT = re.compile(r"[a-z][a-z0-9'-]*[a-z0-9]|[a-z]")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
-
-
-def stem(word: str) -> str:
-    """Strip one -ing/-ed/-s ending, then a final e, from long enough words (service, serviced -> servic)."""
-    for suffix in ("ing", "ed", "s"):
-        if len(word) - len(suffix) >= 3 and word.endswith(suffix) and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
-
-
-def content_words(text: str) -> set[str]:
-    """Stemmed lower-case words without stop words or citation markers."""
-    return {stem(w) for w in typed_content_words(text)}
-
-
-def typed_content_words(text: str) -> list[str]:
-    """The lower-case words of content_words() as written (not stemmed), in order."""
-    text = CITATION_RE.sub(" ", text).lower().replace("\u2019", "'")
-    return [w for w in _CONTENT.findall(text) if w not in _STOP]
 
 
 def numbers(text: str) -> set[str]:

@@ -4,7 +4,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from backend.contract.text import strip_mentions, word_set
+from backend.contract.text import stem, strip_mentions, typed_content_words, word_set
 
 Kind = Literal["new", "clarification", "reference"]
 Decision = Literal["fresh", "reuse", "both"]
@@ -78,23 +78,31 @@ def new_terms(question: str, history_text: str) -> list[str]:
     return [e for e in entities(question) if e.lower() not in seen]
 
 
-# Words that name nothing: a short question made only of these and words the conversation used refers back.
+# Words that name nothing, beyond the stop words of content_words: a short question made only of these and words
+# the conversation used refers back. Rule words ("included", "allowed") and generic nouns ("policy", "rules") are
+# in follow-ups and new questions alike ("Is parking included?"; "What is the parental leave policy?").
 FUNCTION_WORDS = word_set(
     "a an the of to in on at for with by from as into about and or but if so than then is are was were be been do "
     "does did has have had can could will would should may might must shall what which who whom whose when where why "
     "how i you we they he she it me my your our their his her its this that these those there here more most much "
     "many some any all each every no not only also just still even very too please again other same one ones get "
     "explain tell say detail details word words simpler simple briefly short shorter further elaborate long take "
-    "takes happen happens"
+    "takes happen happens include included includes allow allowed cover covered required possible available need "
+    "needed policy policies rule rules document documents number information info myself yourself ourselves "
+    "themselves itself"
 )
-CONTENT_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-STEM_CHARS = 6  # "employees" and "employee", "carried" and "carry" (crudely: the conversation's words, not a lexicon)
+MIN_NEW_WORDS = 2  # "What is the deadline?" after an expense answer leans on it; "the parental leave policy" does not
 
 
 def content_stems(text: str) -> list[str]:
-    """The words of a text that name something, cut to their first STEM_CHARS letters, in order."""
-    found = [w[:STEM_CHARS] for w in CONTENT_WORD.findall(text.lower()) if w not in FUNCTION_WORDS and len(w) > 2]
-    return list(dict.fromkeys(found))
+    """The words of a text that name something, stemmed (content_words), in order."""
+    return list(dict.fromkeys(stem(w) for w in typed_content_words(text) if w not in FUNCTION_WORDS))
+
+
+def new_words(question: str, history_text: str) -> list[str]:
+    """The question's content words (stemmed) that the recent conversation never used."""
+    seen = set(content_stems(history_text))
+    return [w for w in content_stems(question) if w not in seen]
 
 
 QUESTION_OPENER = re.compile(
@@ -108,16 +116,13 @@ HYPOTHETICAL = re.compile(r"^\s*(what|how) (if|about)\b", re.IGNORECASE)  # "Wha
 
 
 def new_subject(question: str, history_text: str) -> list[str]:
-    """A whole question ("What is the parental leave policy?", not "and during probation?") whose every content
-    word the recent conversation never used: those words (as stems); [] otherwise. Such a short question is a new
-    topic, not a follow-up with its subject left out."""
-    stems = content_stems(question)
-    seen = set(content_stems(history_text))
+    """A whole question ("What is the parental leave policy?", not "and during probation?") most of whose content
+    words, and at least MIN_NEW_WORDS, the recent conversation never used: those words (stemmed); [] otherwise.
+    Such a short question is a new topic, not a follow-up with its subject left out."""
     if not QUESTION_OPENER.match(question) or HYPOTHETICAL.match(question) or PAST_CONVERSATION_RE.search(question):
         return []  # a fragment, "what if …?", or a question about the conversation itself ("What did we discuss?")
-    if not stems or any(w in seen for w in stems):
-        return []
-    return stems
+    stems, unseen = content_stems(question), new_words(question, history_text)
+    return unseen if len(unseen) >= MIN_NEW_WORDS and 2 * len(unseen) > len(stems) else []
 
 
 def detect(question: str, history_text: str) -> FollowUp:
@@ -125,7 +130,9 @@ def detect(question: str, history_text: str) -> FollowUp:
     if not history_text.strip():
         return FollowUp(False, "new", 1.0, "first question of the thread")
     words = len(question.split())
-    if CLARIFY_RE.search(question):
+    clarify = CLARIFY_RE.search(question)
+    rest = question[clarify.end() :] if clarify else ""  # "Explain more about the VPN" asks about something else;
+    if clarify and (REFERENCE_RE.search(rest) or not new_words(rest, history_text)):  # not "… about that price"
         return FollowUp(True, "clarification", 0.9, "asks to confirm or expand the last answer")
     fresh = new_terms(question, history_text)
     reference = REFERENCE_RE.search(ACRONYM_RE.sub(" ", question))  # "IT policy" is not the pronoun "it"
@@ -231,6 +238,8 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
         return None
     if swapped := _swapped(words, previous):
         return Completed(swapped, swapped)
+    if (code := _code(words)) and not _same_form(code[0], previous):
+        return None  # "What about E7?" after a question with no error code: a subject of its own
     body, entity = split_note(base or previous)
     body = body.rstrip(" ?.!")
 
@@ -257,14 +266,24 @@ def _shape(token: str) -> str:
     return re.sub(r"[A-Z]+", "A", re.sub(r"\d+", "9", token.upper()))
 
 
+def _code(words: list[str]) -> list[str]:
+    """The fragment's one word when, but for an article or a preposition, it is a code, a model or a year (a word
+    with a digit: "E7", "Zephyr-12", "2025"); [] otherwise."""
+    token = [w for w in words if w not in ARTICLES and w not in PREPOSITIONS]
+    return token if len(token) == 1 and any(c.isdigit() for c in token[0]) else []
+
+
+def _same_form(code: str, previous: str) -> set[str]:
+    """The codes, models or years of the code's form in the previous question (the code itself included)."""
+    return {t for t in FRAGMENT_WORD.findall(previous) if _shape(t) == _shape(code)}
+
+
 def _swapped(words: list[str], previous: str) -> str | None:
     """The previous question with its one code, model or year of the fragment's form replaced by the fragment's
     ("What about E7?", "and in 2025?"); None unless the fragment, but for an article or a preposition, is one
     such token and the previous question has exactly one of its form."""
-    token = [w for w in words if w not in ARTICLES and w not in PREPOSITIONS]
-    if len(token) != 1 or not any(c.isdigit() for c in token[0]):
-        return None
-    same = {t for t in FRAGMENT_WORD.findall(previous) if _shape(t) == _shape(token[0]) and t.lower() != token[0]}
+    token = _code(words)
+    same = {t for t in _same_form(token[0], previous) if t.lower() != token[0]} if token else set()
     if len(same) != 1:
         return None
     old = same.pop()

@@ -51,11 +51,15 @@ async def rewrite(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
 def context_decision(state: ChatState) -> ContextDecision:
     """Reuse the last sources, search afresh, or both, with the reason."""
     followup = FollowUp(**state["followup"]) if state.get("followup") else FollowUp(False, "new", 1.0, "no history")
-    new_mention = state.get("scope_source") == "mention" and state.get("targeted_documents") != state.get("scope")
-    decision, why = decide(followup, new_mention)
+    decision, why = decide(followup, mentions_new_document(state))
     if not state.get("use_memory", True) or not state.get("last_context"):
         decision, why = "fresh", why if decision == "fresh" else "no earlier sources to reuse"
     return ContextDecision(decision=decision, reason=why)
+
+
+def mentions_new_document(state: ChatState) -> bool:
+    """The question @mentions documents other than the last documents turn aimed at."""
+    return state.get("scope_source") == "mention" and state.get("targeted_documents") != state.get("scope")
 
 
 def completed_question(state: ChatState) -> Completed | None:
@@ -95,6 +99,8 @@ async def standalone_query(state: ChatState, runtime: Runtime[GraphDeps]) -> str
         return question
     if followup.get("kind") == "clarification":
         return state.get("last_query") or question
+    if mentions_new_document(state):
+        return question  # "@travel-policy.pdf how much are meals reimbursed?" after an E7 answer: not "… (E7)"
     previous = previous_entities(state)
     if not runtime.context.settings.rewrite_with_model:
         return with_entity(question, previous)

@@ -1,6 +1,7 @@
 """Sentence and code splitting shared by the tone and grounding validators."""
 
-from backend.guardrails.text import citations, content_words, numbers, split_code, split_sentences
+from backend.contract.text import content_words
+from backend.guardrails.text import citations, numbers, split_code, split_sentences
 
 
 def test_split_sentences_keeps_citations_and_ignores_abbreviations_and_numbering() -> None:

@@ -149,3 +149,15 @@ async def test_rewrite_does_not_complete(why, extra):
 async def test_rewrite_does_not_complete_a_question_of_its_own():
     whole = await rewrite(followup_state("how much does it cost?", last_intent="rag"), runtime(ScriptedChatModel()))
     assert whole["completed_question"] == "" and whole["rewritten_query"] == "how much does it cost? (Zephyr-9)"
+
+
+async def test_a_new_mention_is_searched_without_the_last_topics_names():
+    state = followup_state(
+        "@travel-policy.pdf how much does it cost?",
+        scope_source="mention",
+        targeted_documents=["travel-policy.pdf"],
+        scope=["zephyr-9-service-manual.md"],
+    )
+    out = await rewrite(state, runtime(ScriptedChatModel()))
+    assert out["rewritten_query"] == "how much does it cost?"  # not "… (Zephyr-9)"
+    assert out["context_decision"]["decision"] == "fresh"
