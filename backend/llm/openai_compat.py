@@ -19,8 +19,8 @@ from backend.settings import Settings, public_url
 log = logging.getLogger(__name__)
 NO_KEY = "unset"  # sent when no key is configured: the SDK needs one, and OPENAI_API_KEY must never leak to a server
 TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
-TOOLS_REFUSED = (400, 422, 501)  # how servers without tool support answer (vLLM needs --enable-auto-tool-choice)
-FIELD_REFUSED = TOOLS_REFUSED  # and how servers refuse a field they do not know ("stream_options")
+# How servers refuse a field they do not support: tools (vLLM needs --enable-auto-tool-choice), stream_options
+FIELD_REFUSED = (400, 422, 501)
 
 
 def api_key(settings: Settings) -> str:
@@ -82,7 +82,7 @@ class CompatChatOpenAI(ChatOpenAI):
             )
             self._usage_refused = True
             return True
-        if self.tool_fallback and sent.get("tools") and exc.status_code in TOOLS_REFUSED:
+        if self.tool_fallback and sent.get("tools"):
             self._refuse_tools(exc)
             return True
         return False

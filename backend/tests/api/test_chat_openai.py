@@ -174,14 +174,20 @@ async def test_model_searches_with_a_tool_and_cites_what_it_found(server, tmp_pa
     assert [(s["id"], s["document"]) for s in dict(events)["sources"]["sources"]] == [("S1", "refunds.md")]
 
 
+async def two_turns(server: OpenAIDouble, tmp_path: Path) -> list[tuple[str, dict]]:
+    """Two chat turns on a server that refuses a field: both answered; the first turn's events."""
+    server.script(ANSWER, "Second answer.")
+    async with openai_app(tmp_path, server.url) as (_, client):
+        first = await stream_turn(client, "What is the answer?", "chat")
+        second = await stream_turn(client, "And the next one?", "chat")
+    assert (first[-1][1]["answer"], second[-1][1]["answer"]) == (ANSWER, "Second answer.")
+    return first
+
+
 async def test_when_the_server_refuses_tools_turns_are_answered_without_them(tmp_path):
     with serve_openai(refuse_tools=True) as server:
-        server.script(ANSWER, "Second answer.")
-        async with openai_app(tmp_path, server.url) as (_, client):
-            first = await stream_turn(client, "What is the answer?", "chat")
-            second = await stream_turn(client, "And the next one?", "chat")
+        await two_turns(server, tmp_path)
 
-    assert (first[-1][1]["answer"], second[-1][1]["answer"]) == (ANSWER, "Second answer.")
     sent_tools = [bool(r.body.get("tools")) for r in server.requests_to(CHAT)]
     assert sent_tools[:3] == [True, False, False]  # refused once, then remembered
 
@@ -208,12 +214,8 @@ async def test_usage_is_the_servers_own_token_count(server, tmp_path):
 
 async def test_a_server_that_refuses_stream_options_answers_without_it_and_usage_is_left_to_the_estimate(tmp_path):
     with serve_openai(refuse_stream_options=True) as server:
-        server.script(ANSWER, "Second answer.")
-        async with openai_app(tmp_path, server.url) as (_, client):
-            first = await stream_turn(client, "What is the answer?", "chat")
-            second = await stream_turn(client, "And the next one?", "chat")
+        first = await two_turns(server, tmp_path)
 
-    assert (first[-1][1]["answer"], second[-1][1]["answer"]) == (ANSWER, "Second answer.")
     assert first[-1][1]["usage"] is None  # no counts reported: /v1 estimates them
     asked = ["stream_options" in r.body for r in server.requests_to(CHAT)]
     assert asked == [True, False, False]  # refused once, then remembered
