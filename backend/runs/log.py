@@ -27,6 +27,7 @@ BATCH_SECONDS = 0.05
 HEARTBEAT_SECONDS = 2.0
 DEAD_AFTER_SECONDS = 10.0  # a replica not heard of for this long is dead
 
+THREAD_LOCKS = 7_243_110_003  # hashtextextended seed: the advisory lock of a thread's run numbering (Postgres)
 RUN_COLUMNS = ("run_id", "thread_id", "question", "status", "created_at", "last_event_id", "replica")
 LoggedEvent = tuple[str, int, str, str]  # (run_id, seq, event name, JSON data)
 
@@ -66,12 +67,24 @@ class RunLog:
             await db.write(lambda c: c.execute("DELETE FROM replicas WHERE replica_id = ?", (log.replica_id,)))
 
     async def start(self, run_id: str, thread_id: str, question: str, created_at: str) -> None:
-        """Record a new run as `running`."""
+        """Record a new run as `running`, numbered after every run of its thread logged before it (`turn_no`).
+
+        On Postgres the number is taken under the thread's advisory lock, in the transaction that inserts the row:
+        a run numbered n has seen every run numbered below n, so two replicas never both find themselves first
+        (a clock stamp taken before the insert could not promise that). SQLite files have one writer at a time.
+        """
         sql = (
-            "INSERT INTO runs (run_id, thread_id, question, status, created_at, replica) "
-            "VALUES (?, ?, ?, 'running', ?, ?)"
+            "INSERT INTO runs (run_id, thread_id, question, status, created_at, replica, turn_no) "
+            "SELECT ?, ?, ?, 'running', ?, ?, COALESCE(MAX(turn_no), 0) + 1 FROM runs WHERE thread_id = ?"
         )
-        await self.db.write(lambda c: c.execute(sql, (run_id, thread_id, question, created_at, self.replica_id)))
+        args = (run_id, thread_id, question, created_at, self.replica_id, thread_id)
+
+        def job(conn: Conn) -> None:
+            if self.shared:
+                conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, ?))", (thread_id, THREAD_LOCKS))
+            conn.execute(sql, args)
+
+        await self.db.write(job)
 
     def append(self, run_id: str, seq: int, event: str, data: str) -> None:
         """Queue one event for the next batch."""
@@ -119,13 +132,13 @@ class RunLog:
         sql = "SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?"
         return int(await self.db.read(lambda c: c.execute(sql, (run_id,)).fetchone()[0]))
 
-    async def ahead_elsewhere(self, thread_id: str, run_id: str, created_at: str) -> int:
-        """Runs of the thread still running on other replicas that started before this one (ties: by run id)."""
+    async def ahead_elsewhere(self, thread_id: str, run_id: str) -> int:
+        """Runs of the thread still running on other replicas that were numbered before this one."""
         sql = (
             "SELECT COUNT(*) FROM runs WHERE thread_id = ? AND status = 'running' AND replica != ? "
-            "AND (created_at < ? OR (created_at = ? AND run_id < ?))"
+            "AND turn_no < (SELECT turn_no FROM runs WHERE run_id = ?)"
         )
-        args = (thread_id, self.replica_id, created_at, created_at, run_id)
+        args = (thread_id, self.replica_id, run_id)
         return int(await self.db.read(lambda c: c.execute(sql, args).fetchone()[0]))
 
     async def request_stop(self, run_id: str) -> bool:

@@ -358,11 +358,12 @@ class TurnRunner:
 
     async def _wait_for_other_replicas(self, run: LiveRun, ahead: int) -> int:
         """Replicas sharing the database: wait while the thread runs an earlier turn on another replica (one turn
-        at a time per thread, in start order, whichever replica took each). Returns how many turns were waited for."""
+        at a time per thread, in the order their runs were logged, whichever replica took each). Returns how many
+        turns were waited for."""
         if not self.runlog.shared:
             return ahead
         waited = False
-        while elsewhere := await self.runlog.ahead_elsewhere(run.thread_id, run.run_id, run.created_at):
+        while elsewhere := await self.runlog.ahead_elsewhere(run.thread_id, run.run_id):
             if not waited and not ahead:
                 label = f"Waiting for the previous question on this thread to finish ({elsewhere} ahead)…"
                 self._emit(run, StatusEvent(node="queue", phase="start", label=label))

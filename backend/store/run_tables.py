@@ -12,7 +12,8 @@ CREATE TABLE IF NOT EXISTS runs (
     finished_at TEXT,
     last_event_id INTEGER NOT NULL DEFAULT 0,
     replica TEXT NOT NULL DEFAULT '',
-    stop_requested INTEGER NOT NULL DEFAULT 0
+    stop_requested INTEGER NOT NULL DEFAULT 0,
+    turn_no INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, finished_at);
 CREATE TABLE IF NOT EXISTS replicas (
@@ -28,7 +29,11 @@ CREATE TABLE IF NOT EXISTS run_events (
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 """
-_ADDED_RUN_COLUMNS = {"replica": "TEXT NOT NULL DEFAULT ''", "stop_requested": "INTEGER NOT NULL DEFAULT 0"}
+_ADDED_RUN_COLUMNS = {
+    "replica": "TEXT NOT NULL DEFAULT ''",
+    "stop_requested": "INTEGER NOT NULL DEFAULT 0",
+    "turn_no": "INTEGER NOT NULL DEFAULT 0",
+}
 
 
 async def create_tables(db: Database) -> None:
@@ -39,8 +44,9 @@ async def create_tables(db: Database) -> None:
 
 
 def _add_run_columns(conn: Conn) -> None:
-    """Columns added to runs.sqlite files made before replicas."""
+    """Columns added to runs.sqlite files made before replicas and turn numbers (and the index on the latter)."""
     have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
     for name, decl in _ADDED_RUN_COLUMNS.items():
         if name not in have:
             conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
+    conn.execute("CREATE INDEX IF NOT EXISTS runs_by_thread ON runs(thread_id, turn_no)")

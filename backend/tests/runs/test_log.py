@@ -1,10 +1,12 @@
 """The run log on its own, on SQLite and on Postgres: batched appends, final status, unfinished runs, pruning."""
 
 import asyncio
+import sqlite3
 
 from backend.contract.events import StatusEvent
 from backend.runs.log import BATCH_SECONDS, RunLog
 from backend.runs.runner import logged_steps
+from backend.store.sqlite import SqliteDatabase
 
 
 async def test_events_reach_the_file_in_batches_and_finish_writes_the_rest_with_the_status(database):
@@ -97,3 +99,44 @@ async def test_stop_asked_through_one_replica_reaches_the_replica_running_the_ru
         assert await runner.stop_requests() == ["r"] and await other.stop_requests() == []
         await runner.finish("r", "stopped", 0, "2026-01-01T00:00:01.000+00:00")
         assert not await other.request_stop("r")  # finished: nothing to stop
+
+
+async def test_a_run_logged_later_with_an_earlier_clock_waits_for_the_run_already_going(database):
+    """The lost-turn race: replica B logs its run and, finding nothing ahead, goes; replica A's run reaches the
+    log after that with an earlier stamp (a late insert, or a machine whose clock is behind). Ordered by the stamps,
+    A found nothing ahead either and both turns ran at once; ordered by when they were logged, A waits for B."""
+    async with RunLog.open(database) as a, RunLog.open(database) as b:
+        await b.start("run-b", "t", "from B", "2026-01-01T00:00:00.200+00:00")
+        assert await b.ahead_elsewhere("t", "run-b") == 0  # B goes ahead
+        await a.start("run-a", "t", "from A", "2026-01-01T00:00:00.100+00:00")
+        assert await a.ahead_elsewhere("t", "run-a") == 1  # A waits for B
+        await b.finish("run-b", "completed", 0, "2026-01-01T00:00:01.000+00:00")
+        assert await a.ahead_elsewhere("t", "run-a") == 0
+
+
+async def test_runs_logged_at_once_from_two_replicas_get_distinct_turn_numbers(database):
+    """Forty runs of one thread logged concurrently from two replicas: each gets its own place in the order (two
+    runs numbered alike would each find the other not ahead)."""
+    async with RunLog.open(database) as a, RunLog.open(database) as b:
+        starts = [(a if i % 2 else b).start(f"r{i:02}", "t", "q", "2026-01-01") for i in range(40)]
+        await asyncio.gather(*starts)
+        numbers = await database.read(
+            lambda c: c.execute("SELECT turn_no FROM runs WHERE thread_id = ? ORDER BY turn_no", ("t",)).fetchall()
+        )
+        assert [n for (n,) in numbers] == list(range(1, 41))
+
+
+async def test_a_run_log_file_made_before_replicas_and_turn_numbers_is_upgraded_and_keeps_its_runs(tmp_path):
+    old = sqlite3.connect(tmp_path / "runs.sqlite")
+    old.execute(
+        "CREATE TABLE runs (run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, question TEXT NOT NULL, "
+        "status TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT, last_event_id INTEGER NOT NULL DEFAULT 0)"
+    )
+    old.execute("INSERT INTO runs VALUES ('kept', 't', 'q', 'completed', '2026-01-01', '2026-01-01', 3)")
+    old.commit()
+    old.close()
+    async with SqliteDatabase.open(tmp_path / "runs.sqlite") as db, RunLog.open(db) as log:
+        await log.start("next", "t", "q2", "2026-01-02")
+        assert (await log.run("kept"))["status"] == "completed"
+        assert (await log.run("next"))["replica"] == log.replica_id
+        assert await db.read(lambda c: c.execute("SELECT turn_no FROM runs WHERE run_id = 'next'").fetchone()) == (1,)
