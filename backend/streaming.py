@@ -135,6 +135,8 @@ def replace_reason(validation: Validation) -> str:
         reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
     if sources.get("markup_removed"):
         reasons.append("the prompt's <knowledge_base> tag in the answer now reads 'the documents'")
+    if sources.get("markers_merged"):
+        reasons.append("a citation the model wrote twice in one sentence now appears once")
     if repairs := sources.get("repairs"):
         reasons.append(repair_reason(repairs))
     if removed := validation.get("citations", {}).get("removed"):

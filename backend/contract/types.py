@@ -80,6 +80,7 @@ class SourcesCheck(TypedDict):
     # answer: the model; the checks, which replaced it; or retrieval, which found no passage for the question
     original_text: NotRequired[str]  # the model's answer when it was replaced by the not-found reply
     markup_removed: NotRequired[bool]  # the answer quoted the prompt's tags (<knowledge_base>); read as "the documents"
+    markers_merged: NotRequired[int]  # sentences that cited one passage twice ("… 180 euros [S5]. [S5]"), now once
     not_found_reason: NotRequired[NotFoundReason]  # why it was replaced: no claim supported; the model judged
     # that the passages do not state the answer to the question (validation.answerable); the answer does not give
     # what the question asks for (asked_for); its claims restate the question in words that no passage uses

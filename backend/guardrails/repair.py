@@ -49,23 +49,33 @@ class Repaired:
     text: str
     changes: list[Change] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)  # sentences whose repeated marker was written once
 
 
 def repair(answer: str, result: GroundingResult, names: Mapping[str, str]) -> Repaired:
     """Apply the repair rules to the answer; `names` maps passage ids to document names (for the reasons)."""
     pieces: list[str] = []
     changes: list[Change] = []
+    merged: list[str] = []  # sentences citing a passage twice, written with each marker once (not a change of source)
     cursor = 0
     for s in result.sentences:
         pieces.append(answer[cursor : s.start])
         new_ids, change = _decide(s, names)
-        pieces.append(_with_markers(s.sentence, new_ids, names) if change else s.sentence)
+        doubled = not change and _cites_twice(s.sentence)
+        pieces.append(_with_markers(s.sentence, new_ids, names) if change or doubled else s.sentence)
         changes += [change] if change else []
+        merged += [s.sentence] if doubled else []
         cursor = s.end
     pieces.append(answer[cursor:])
     unsupported = [s.sentence for s in result.claims if s.best is None]
     bare = [tidy(CITATION_RE.sub("", _names_for_nouns(u, names))) for u in unsupported]  # as the text has them
-    return Repaired(tidy("".join(pieces)), changes, bare)
+    return Repaired(tidy("".join(pieces)), changes, bare, merged)
+
+
+def _cites_twice(sentence: str) -> bool:
+    """The sentence cites one passage more than once ("… 180 euros [S5]. [S5]", which small models write)."""
+    ids = [i for m in CITATION_RE.finditer(sentence) for i in group_ids(m.group(1))]
+    return len(ids) != len(set(ids))
 
 
 def _decide(s: SentenceSupport, names: Mapping[str, str]) -> tuple[list[str], Change | None]:
@@ -122,6 +132,7 @@ def _with_markers(sentence: str, ids: list[str], names: Mapping[str, str]) -> st
     """The sentence with its markers replaced by `ids`, placed before its final punctuation; a marker used as a noun
     becomes its document's name first."""
     bare = tidy(CITATION_RE.sub("", _names_for_nouns(sentence, names)))
+    bare = re.sub(r"(?<=[.!?])[\s,;]+$", "", bare)  # what stood between two trailing markers ("… badge. [S2], [S2]")
     if not ids:
         return bare
     tail = _TRAILING_PUNCT.search(bare)

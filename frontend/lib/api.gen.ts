@@ -2367,6 +2367,8 @@ export interface components {
             grounded: boolean;
             /** Issues */
             issues: string[];
+            /** Markers Merged */
+            markers_merged?: number;
             /** Markup Removed */
             markup_removed?: boolean;
             /** Not Found */

@@ -102,6 +102,8 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     if fixed is None or fixed.text == answer:
         return _out(runtime, check, answer if answer != original else None, _detail(result, fixed))
     check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]
+    if fixed.merged:
+        check["markers_merged"] = len(fixed.merged)
     # as the repaired text has them: "[S4] states that …" reads "employee-handbook.md states that …", and the mark
     # must cover the name
     check["unsupported_sentences"] = fixed.unsupported

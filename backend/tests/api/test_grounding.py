@@ -45,6 +45,17 @@ class OpensWithItsSourceAsSubject(ScriptedChatModel):
         )
 
 
+class CitesTwice(ScriptedChatModel):
+    """Fake model that cites the right passage and then writes its marker again after the full stop, as the 1.5B
+    model does ("… 180 euros [S5]. [S5]")."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        if asks_answered(messages[-1].text):
+            return "Yes"
+        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "carried over" in text)
+        return f"Up to 5 unused days may be carried over into the first quarter of the next year [{right}]. [{right}]"
+
+
 class Invents(ScriptedChatModel):
     """Fake model whose whole answer is invented."""
 
@@ -114,6 +125,22 @@ async def test_an_unsupported_sentence_about_a_document_is_marked_with_the_docum
     said = done["answer"][claim["start"] : claim["end"]]
     assert said.endswith(" states that contractors may carry over 12 days as well.")
     assert said.startswith("employee-handbook.md states that")
+
+
+async def test_a_citation_written_twice_in_one_sentence_is_shown_once_live_and_after_reload(app, client):
+    app.state.services.deps.chat_model = CitesTwice()
+    events = await ask(client, QUESTION, "g-twice")
+    replace, done = first(events, "replace"), events[-1][1]
+    right = first(events, "sources")["sources"][0]["id"]
+    assert (
+        done["answer"] == f"Up to 5 unused days may be carried over into the first quarter of the next year [{right}]."
+    )
+    assert replace["text"] == done["answer"] and replace["reason"] == (
+        "a citation the model wrote twice in one sentence now appears once"
+    )
+    assert done["validation"]["sources"]["markers_merged"] == 1 and done["validation"]["sources"]["repairs"] == []
+    stored = (await client.get("/api/threads/g-twice")).json()["messages"][-1]
+    assert stored["content"] == done["answer"]
 
 
 async def test_an_answer_nothing_supports_becomes_an_honest_not_found(app, client):

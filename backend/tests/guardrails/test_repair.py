@@ -59,6 +59,20 @@ def test_a_correct_answer_is_left_exactly_as_it_was():
     assert out.text == answer and out.changes == [] and out.unsupported == []
 
 
+@pytest.mark.parametrize(
+    ("answer", "repaired"),
+    [
+        ("A standard service costs 240 euros per unit [S3]. [S3]", "A standard service costs 240 euros per unit [S3]."),
+        ("Visitors sign in at reception [S2]. [S2] Thanks.", "Visitors sign in at reception [S2]. Thanks."),
+        ("A service costs 240 euros [S3] per unit [S3].", "A service costs 240 euros per unit [S3]."),
+        ("Visitors receive a visitor badge [S2]. [S2], [S2]", "Visitors receive a visitor badge [S2]."),
+    ],
+)
+def test_a_passage_cited_twice_in_one_sentence_is_cited_once(answer, repaired):
+    out = fixed(answer)
+    assert (out.text, out.changes, out.merged) == (repaired, [], [answer.removesuffix(" Thanks.")])
+
+
 def test_not_found_reply_names_the_closest_passages():
     reply = not_found_reply([("zephyr-9-service-manual.md", "Warranty"), ("zephyr-9-quick-start.pdf", None)])
     assert reply.startswith("I could not find this in the documents.")
