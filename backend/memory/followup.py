@@ -134,6 +134,8 @@ def detect(question: str, history_text: str) -> FollowUp:
     rest = question[clarify.end() :] if clarify else ""  # "Explain more about the VPN" asks about something else;
     if clarify and (REFERENCE_RE.search(rest) or not new_words(rest, history_text)):  # not "… about that price"
         return FollowUp(True, "clarification", 0.9, "asks to confirm or expand the last answer")
+    if fragment(question):
+        return FollowUp(True, "reference", 0.8, "a fragment that leans on the last question")
     fresh = new_terms(question, history_text)
     reference = REFERENCE_RE.search(ACRONYM_RE.sub(" ", question))  # "IT policy" is not the pronoun "it"
     if fresh and not reference:
@@ -202,6 +204,7 @@ PREPOSITIONS = word_set(
 )
 ARTICLES = word_set("the a an")
 MAX_FRAGMENT_WORDS = 10
+ABOUT_TAIL = re.compile(r"\? What about [^?]*$")  # a subject asked about before: the next one replaces it
 MAX_NOUN_FRAGMENT_WORDS = 3  # "and interns?"; a longer fragment after a bare "and" may be a sentence of its own
 FRAGMENT_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")  # "what's" is two words, "Zephyr-9" one
 
@@ -223,7 +226,9 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     - "and for capital cities?", "Even during probation?", "or by train?": the fragment is added to the base
       ("What is the hotel limit per night, for capital cities?"), the question the last completed one was made
       from (`base`; else `previous`), so that "and for interns?" after "and for contractors?" does not ask for both.
-    - "What about contractors?", "and interns?": the base, then "What about contractors?".
+    - "What about contractors?", "and interns?": the base, then "What about contractors?"; that question is the
+      next one's base, so "and on a short travel day?" after "what about meals?" asks about meals, and a second
+      subject ("and interns?") replaces the first.
     - "and in @hr-handbook.md?" (the mention already stripped: "and in"): the base itself, which the mention aims.
     """
     match = ELLIPSIS_RE.match(question)
@@ -257,8 +262,19 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     if connective[-1] in MODIFIERS:
         return None  # "also" before a clause in another language ("Also wie hoch ist das Limit?")
     if connective[-1] == "about" or len(words) <= MAX_NOUN_FRAGMENT_WORDS:
-        return whole(f"{body}? What about {rest}?")
+        asked = whole(f"{ABOUT_TAIL.sub('', body)}? What about {rest}?").question
+        return Completed(asked, asked)  # the new subject: "and on a short travel day?" after it is about meals
     return None
+
+
+def fragment(question: str) -> bool:
+    """A bare fragment after "and", "or" or "but" ("and E4?", "or Zephyr-12?"): a follow-up of the last question,
+    even when what it names is new to the conversation."""
+    match = ELLIPSIS_RE.match(question)
+    if not match or match["connective"].lower() not in {"and", "or", "but"}:
+        return False
+    words = [w.lower() for w in FRAGMENT_WORD.findall(match["rest"])]
+    return 0 < len(words) <= MAX_NOUN_FRAGMENT_WORDS and not any(w in CLAUSE_WORDS for w in words)
 
 
 def _shape(token: str) -> str:

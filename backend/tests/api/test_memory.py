@@ -1,7 +1,9 @@
 import httpx
 from asgi_lifespan import LifespanManager
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import BaseMessage
 
+from backend.llm.fake import ScriptedChatModel, asks_answered
 from backend.main import create_app
 from backend.tests.conftest import fake_settings
 from bench.lib.sse import parse_sse
@@ -90,6 +92,34 @@ async def test_a_follow_up_on_a_subject_its_carried_scope_does_not_cover_searche
     reason = "; nothing in employee-handbook.md matched, so every document was searched"
     assert done(other)["route_reason"].endswith(reason)
     assert (await client.get(f"/api/threads/{thread_id}")).json()["scope"] == []  # the topic moved on
+
+
+async def test_a_qualifier_after_a_new_subject_asks_about_that_subject(client):
+    """The tester's dialogue: "and on a short travel day?" after "what about meals?" was searched as the hotel
+    question of the turn before ("What is the hotel limit per night, on a short travel day?") and answered "not
+    found" although the meals answer had just given the figure."""
+    thread_id = (await ask(client, "What is the hotel limit per night?"))[0][1]["thread_id"]
+    meals = (await ask(client, "what about meals?", thread_id))[-1][1]
+    assert meals["rewritten_query"] == "What is the hotel limit per night? What about meals?"
+    short_day = (await ask(client, "and on a short travel day?", thread_id))[-1][1]
+    assert short_day["rewritten_query"] == "What is the hotel limit per night? What about meals, on a short travel day?"
+
+
+class AnswersE7(ScriptedChatModel):
+    """Fake model whose answer names E7 only, as the 1.5B model's did."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        return "Yes" if asks_answered(messages[-1].text) else "Error code E7 means the refrigerant pressure is low."
+
+
+async def test_a_bare_code_after_and_is_the_last_question_with_the_code_swapped(app, client):
+    """ "and E4?" after an E7 question was taken for a new topic (E4 is a name the conversation had not used),
+    searched as it stands, and answered "not found" (tester)."""
+    app.state.services.deps.chat_model = AnswersE7()
+    thread_id = (await ask(client, "@zephyr-9-service-manual what does error code E7 mean?"))[0][1]["thread_id"]
+    events = await ask(client, "and E4?", thread_id)
+    assert events[-1][1]["rewritten_query"] == "what does error code E4 mean?"
+    assert status(events, "rewriter")["label"] != "New question: searching afresh"
 
 
 async def test_follow_up_keeps_earlier_ids_and_numbers_new_sources_after_them(client):

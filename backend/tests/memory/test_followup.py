@@ -166,6 +166,23 @@ def test_completions_are_made_from_the_base_so_they_do_not_pile_up():
     assert second is not None and second.question == "What is the notice period, for interns?"
 
 
+def test_a_qualifier_after_a_new_subject_qualifies_it_and_a_second_subject_replaces_it():
+    meals = complete_ellipsis("what about meals?", "What is the hotel limit per night?")
+    assert meals == Completed("What is the hotel limit per night? What about meals?", meals.question)
+    short = complete_ellipsis("and on a short travel day?", meals.question, meals.base)
+    assert (
+        short is not None
+        and short.question == "What is the hotel limit per night? What about meals, on a short travel day?"
+    )
+    taxis = complete_ellipsis("and taxis?", short.question, short.base)
+    assert taxis is not None and taxis.question == "What is the hotel limit per night? What about taxis?"
+
+
+@pytest.mark.parametrize("question", ["and E4?", "or Zephyr-12?", "And a second unit?", "but contractors?"])
+def test_a_bare_fragment_after_and_or_but_leans_on_the_last_question_even_when_its_name_is_new(question):
+    assert (detect(question, HISTORY).kind, detect(question, HISTORY).is_followup) == ("reference", True)
+
+
 @pytest.mark.parametrize(
     "question",
     [
