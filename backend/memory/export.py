@@ -12,13 +12,17 @@ def thread_markdown(thread: dict, turns: list[StoredTurn]) -> str:
     """Title, then each turn's question, answer, sources and how it was answered."""
     out = [f"# {thread['title']}", "", f"Thread `{thread['thread_id']}`, started {thread['created_at']}.", ""]
     for t in turns:
-        out += [f"## Turn {t['turn']}", "", f"**You:** {t['question']}", "", f"**Ragline:** {t['answer']}", ""]
+        answer = t["answer"] or (NOTHING_WRITTEN if t["status"] in CUT else "")
+        out += [f"## Turn {t['turn']}", "", f"**You:** {t['question']}", "", f"**Ragline:** {answer}", ""]
+        if t["status"] in CUT and t.get("steps"):  # how far it got, as the page's timeline shows it
+            out += ["Steps:", *(f"- {step}" for step in t["steps"]), ""]
         if t["sources"]:
             out += ["Sources:", *(_source_line(s) for s in t["sources"]), ""]
         out += [f"_{how_answered(t)}_", ""]
     return "\n".join(out)
 
 
+NOTHING_WRITTEN = "_(no answer had been written yet)_"  # a turn cut before its first token
 CUT = {"stopped": "Stopped before it finished", "interrupted": "Interrupted (the server stopped)", "failed": "Failed"}
 
 

@@ -23,3 +23,14 @@ def test_a_stopped_turn_says_it_was_stopped_and_has_no_empty_route_query_or_zero
 def test_an_faq_answer_says_the_triage_answered_it_not_a_model_that_never_ran():
     faq = turn(1, triage={"route": "faq", "skip_llm": True}, latency_ms=12.0)
     assert "_answered by triage (faq), 12 ms_" in thread_markdown(THREAD, [faq])  # type: ignore[list-item]
+
+
+def test_a_turn_stopped_before_its_first_token_says_so_and_lists_how_far_it_got():
+    """Tester: a turn stopped while the model read its passages exported as "**Ragline:** " and nothing else, while
+    the page said "Stopped before sources were listed · 3 passages found"."""
+    steps = ["retriever: Searching documents (3 passages)", "generator: Writing answer…"]
+    stopped = turn(1, answer="", intent="", rewritten_query="", latency_ms=0.0, status="stopped", steps=steps)
+    text = thread_markdown(THREAD, [stopped])  # type: ignore[list-item]
+    assert "**Ragline:** _(no answer had been written yet)_" in text
+    assert "Steps:\n- retriever: Searching documents (3 passages)\n- generator: Writing answer…" in text
+    assert "Steps:" not in thread_markdown(THREAD, [turn(1, steps=steps)])  # a finished turn: its answer says it
