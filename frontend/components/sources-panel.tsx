@@ -1,5 +1,6 @@
 "use client";
-/** The sources of one answer: document, page, snippet and score, cited ones first. */
+/** The sources of one answer: document, page, snippet and relevance, cited ones first. (The ranking score, a rank
+ * fusion's 0.03 when no reranker is installed, read as "barely relevant" to a tester: it is not shown.) */
 import { orderSources, sourceAnchor } from "@/lib/citations";
 import type { Source } from "@/lib/types";
 
@@ -36,9 +37,14 @@ export function SourcesPanel({
               {source.page != null && <span className="source-meta">page {source.page}</span>}
               {source.section && <span className="source-meta source-section">{source.section}</span>}
               <span className="source-meta">chunk {source.chunk}</span>
-              <span className="source-score" title="Relevance score">
-                score {source.score.toFixed(2)}
-              </span>
+              {source.relevance != null && (
+                <span
+                  className="source-score"
+                  title="How close the passage is to the question: cosine similarity of its best chunk, 0 to 1"
+                >
+                  relevance {source.relevance.toFixed(2)}
+                </span>
+              )}
               {!cited && <span className="source-uncited">not cited</span>}
             </div>
             <p className="source-snippet">{source.snippet}</p>

@@ -64,7 +64,7 @@ test("a question shows one live status line, then streamed text, then a summary 
   const card = answer.sourceCard("S1");
   await expect(card).toHaveAttribute("data-highlighted", "true");
   await expect(card.locator(".source-doc")).toHaveText(/zephyr-9/);
-  await expect(card).toContainText(/score \d\.\d\d/);
+  await expect(card).toContainText(/relevance \d\.\d\d/);
   await expect(card.locator(".source-snippet")).not.toBeEmpty();
   // ...and the document opens at the passage (tests/e2e/evidence.spec.ts); Escape closes it.
   await expect(chat.viewer).toContainText(/zephyr-9/);
