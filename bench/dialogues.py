@@ -8,6 +8,7 @@ one thread, mode auto) whose answers are read, and the table says how every turn
 - two-documents: questions naming two documents without @;
 - negative: a question whose answer is a negative fact ("does not cover");
 - elliptical: a question, then a fragment that changes one thing in it ("and for capital cities?").
+- elliptical-chain: fragments after fragments (a tester's dialogues): a qualifier after a new subject, a bare code.
 
     ./scripts/bench dialogues --set confirm --set route [--model qwen2.5-coder-0.5b]
 """
@@ -55,6 +56,11 @@ SETS: dict[str, list[list[str]]] = {
         ["What is the notice period?", "and during probation?"],
         ["What does error code E4 mean on the Zephyr-9?", "What about E7?"],
         ["How much are meals reimbursed per day?", "and for a travel day shorter than 8 hours?"],
+    ],
+    "elliptical-chain": [
+        ["What is the hotel limit per night?", "what about meals?", "and on a short travel day?"],
+        ["@zephyr-9-service-manual what does error code E7 mean?", "and E4?"],
+        ["How many days of annual leave do employees get?", "and contractors?", "and interns?"],
     ],
 }
 FAQ_SETS = {"faq-confirm"}  # the others run with the FAQ off, so the model answers

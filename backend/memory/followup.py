@@ -205,6 +205,7 @@ PREPOSITIONS = word_set(
 ARTICLES = word_set("the a an")
 MAX_FRAGMENT_WORDS = 10
 ABOUT_TAIL = re.compile(r"\? What about [^?]*$")  # a subject asked about before: the next one replaces it
+ASKED_AFTER = re.compile(r"^(?P<before>.*?\?) What about (?P<subject>[^?]*)\?$", re.DOTALL)
 MAX_NOUN_FRAGMENT_WORDS = 3  # "and interns?"; a longer fragment after a bare "and" may be a sentence of its own
 FRAGMENT_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")  # "what's" is two words, "Zephyr-9" one
 
@@ -226,9 +227,9 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     - "and for capital cities?", "Even during probation?", "or by train?": the fragment is added to the base
       ("What is the hotel limit per night, for capital cities?"), the question the last completed one was made
       from (`base`; else `previous`), so that "and for interns?" after "and for contractors?" does not ask for both.
-    - "What about contractors?", "and interns?": the base, then "What about contractors?"; that question is the
-      next one's base, so "and on a short travel day?" after "what about meals?" asks about meals, and a second
-      subject ("and interns?") replaces the first.
+    - "What about contractors?", "and interns?": "What about contractors? (asked after: <the base>)"; the base
+      followed by "What about contractors?" is the next one's base, so "and on a short travel day?" after "what
+      about meals?" asks about meals, and a second subject ("and interns?") replaces the first.
     - "and in @hr-handbook.md?" (the mention already stripped: "and in"): the base itself, which the mention aims.
     """
     match = ELLIPSIS_RE.match(question)
@@ -250,7 +251,7 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
 
     def whole(text: str) -> Completed:
         named = not entity or entity.lower() in text.lower()
-        return Completed(text if named else noted(text, entity), base or previous)
+        return Completed(as_asked(text) if named else noted(as_asked(text), entity), base or previous)
 
     if words and all(w in PREPOSITIONS for w in words):  # the mention it aimed at was stripped: "and in @hr.md?"
         return whole(f"{body}?")
@@ -262,9 +263,20 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     if connective[-1] in MODIFIERS:
         return None  # "also" before a clause in another language ("Also wie hoch ist das Limit?")
     if connective[-1] == "about" or len(words) <= MAX_NOUN_FRAGMENT_WORDS:
-        asked = whole(f"{ABOUT_TAIL.sub('', body)}? What about {rest}?").question
-        return Completed(asked, asked)  # the new subject: "and on a short travel day?" after it is about meals
+        subject = f"{ABOUT_TAIL.sub('', body)}? What about {rest}?"
+        # the new subject is the next base: "and on a short travel day?" after it asks about meals
+        named = not entity or entity.lower() in subject.lower()
+        return Completed(whole(subject).question, subject if named else noted(subject, entity))
     return None
+
+
+def as_asked(text: str) -> str:
+    """A question with a new subject as the model and the search read it: the subject first, the question it
+    follows after it ("What about meals? (asked after: What is the hotel limit per night?)"). Written the other way
+    round, the 1.5B model answered the first question again (4 probe dialogues: 0 of 4 answered the new subject
+    alone, 4 of 4 this way)."""
+    parts = ASKED_AFTER.match(text)
+    return f"What about {parts['subject']}? (asked after: {parts['before']})" if parts else text
 
 
 def fragment(question: str) -> bool:

@@ -120,14 +120,22 @@ def test_questions_about_the_conversation_are_told_apart_from_document_questions
             "How much is refunded for a flight to Berlin, or by train?",
         ),
         ("And for IT staff?", "What is the VPN policy?", "What is the VPN policy, for IT staff?"),
-        ("What about contractors?", "What is the notice period?", "What is the notice period? What about contractors?"),
-        ("and interns?", "What is the notice period?", "What is the notice period? What about interns?"),
+        (
+            "What about contractors?",
+            "What is the notice period?",
+            "What about contractors? (asked after: What is the notice period?)",
+        ),
+        ("and interns?", "What is the notice period?", "What about interns? (asked after: What is the notice period?)"),
         (
             "and a second unit?",
             "How much does it cost? (Zephyr-9)",
-            "How much does it cost? What about a second unit? (Zephyr-9)",
+            "What about a second unit? (asked after: How much does it cost?) (Zephyr-9)",
         ),
-        ("and the Zephyr-9?", "How much does it cost? (Zephyr-9)", "How much does it cost? What about the Zephyr-9?"),
+        (
+            "and the Zephyr-9?",
+            "How much does it cost? (Zephyr-9)",
+            "What about the Zephyr-9? (asked after: How much does it cost?)",
+        ),
         ("and in", "What is the notice period?", "What is the notice period?"),  # "and in @hr.md?", mention stripped
         ("and for capital cities?", "@nosuch what is the hotel limit?", "what is the hotel limit, for capital cities?"),
     ],
@@ -156,7 +164,7 @@ def test_a_code_the_last_question_has_no_counterpart_for_is_not_completed():
 
 def test_a_code_is_not_swapped_when_the_last_question_has_two_of_its_form():
     completed = complete_ellipsis("What about E7?", "What do E4 and E5 mean?")
-    assert completed is not None and completed.question == "What do E4 and E5 mean? What about E7?"
+    assert completed is not None and completed.question == "What about E7? (asked after: What do E4 and E5 mean?)"
 
 
 def test_completions_are_made_from_the_base_so_they_do_not_pile_up():
@@ -168,14 +176,12 @@ def test_completions_are_made_from_the_base_so_they_do_not_pile_up():
 
 def test_a_qualifier_after_a_new_subject_qualifies_it_and_a_second_subject_replaces_it():
     meals = complete_ellipsis("what about meals?", "What is the hotel limit per night?")
-    assert meals == Completed("What is the hotel limit per night? What about meals?", meals.question)
+    hotel = "(asked after: What is the hotel limit per night?)"
+    assert meals == Completed(f"What about meals? {hotel}", "What is the hotel limit per night? What about meals?")
     short = complete_ellipsis("and on a short travel day?", meals.question, meals.base)
-    assert (
-        short is not None
-        and short.question == "What is the hotel limit per night? What about meals, on a short travel day?"
-    )
+    assert short is not None and short.question == f"What about meals, on a short travel day? {hotel}"
     taxis = complete_ellipsis("and taxis?", short.question, short.base)
-    assert taxis is not None and taxis.question == "What is the hotel limit per night? What about taxis?"
+    assert taxis is not None and taxis.question == f"What about taxis? {hotel}"
 
 
 @pytest.mark.parametrize("question", ["and E4?", "or Zephyr-12?", "And a second unit?", "but contractors?"])
