@@ -10,6 +10,7 @@ from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
+from backend.rag.query_text import search_text
 from backend.rag.relevance import above_floor, chunk_similarities
 from backend.rag.rerank import Reranker
 from backend.rag.store import VectorStore
@@ -107,6 +108,7 @@ class HybridRetriever:
             timings[stage] = round((now - clock) * 1000, 2)
             clock = now
 
+        query, variants = search_text(query), [search_text(v) for v in variants or []]
         versions = {d: v for d, v in self.index.active_versions().items() if self._may_read(d)}
         scope = self._scope(documents) if documents else None
         if documents and not scope:
@@ -193,6 +195,7 @@ class HybridRetriever:
         return hits, close
 
     def _nearest(self, query: str) -> float | None:
+        query = search_text(query)
         versions = {d: v for d, v in self.index.active_versions().items() if self._may_read(d)}
         if not versions:
             return None

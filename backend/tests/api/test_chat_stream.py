@@ -160,6 +160,16 @@ async def test_chat_json_returns_answer_with_sources(client):
     assert "240 euros" in body["answer"] and body["sources"][0]["document"] == "zephyr-9-service-manual.md"
 
 
+async def test_a_question_decorated_with_tags_emphasis_a_pasted_marker_and_an_emoji_still_finds_its_passage(client):
+    """Tester: the router found a chunk close to this question, then the search gave 0 passages (the decoration
+    moved its embedding under the relevance floor) and the answer said no document matched."""
+    message = "<script>alert(1)</script> **bold** [S9] what is the notice period? 🙂"
+    body = (await client.post("/api/chat", json={"message": message})).json()
+    assert body["intent"] == "rag" and body["sources"], body["answer"]
+    assert body["sources"][0]["document"] == "employee-handbook.md"
+    assert body["question"] == message  # the thread keeps what was typed
+
+
 async def test_stream_sends_heartbeat_pings_while_answer_is_slow(tmp_path):
     from asgi_lifespan import LifespanManager
 
