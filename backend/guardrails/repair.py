@@ -62,7 +62,8 @@ def repair(answer: str, result: GroundingResult, names: Mapping[str, str]) -> Re
         pieces.append(answer[cursor : s.start])
         new_ids, change = _decide(s, names)
         doubled = not change and _cites_twice(s.sentence)
-        pieces.append(_with_markers(s.sentence, new_ids, names) if change or doubled else s.sentence)
+        fixed = _with_markers(s.sentence, new_ids, names) if change else s.sentence
+        pieces.append(_cited_once(fixed) if doubled else fixed)
         changes += [change] if change else []
         merged += [s.sentence] if doubled else []
         cursor = s.end
@@ -70,6 +71,21 @@ def repair(answer: str, result: GroundingResult, names: Mapping[str, str]) -> Re
     unsupported = [s.sentence for s in result.claims if s.best is None]
     bare = [tidy(CITATION_RE.sub("", _names_for_nouns(u, names))) for u in unsupported]  # as the text has them
     return Repaired(tidy("".join(pieces)), changes, bare, merged)
+
+
+def _cited_once(sentence: str) -> str:
+    """The sentence with every marker after a passage's first one dropped; the first ones stay where the model put
+    them ("… 140 euros [S1] and meals 30 euros [S2]. [S2]" keeps [S1] on the hotels)."""
+    seen: set[str] = set()
+
+    def first_time(ids: list[str]) -> list[str]:
+        new = [i for i in ids if i not in seen]
+        seen.update(ids)
+        return new
+
+    return re.sub(
+        r"(?<=[.!?])[\s,;]+$", "", tidy(CITATION_RE.sub(lambda m: marker(first_time(group_ids(m.group(1)))), sentence))
+    )
 
 
 def _cites_twice(sentence: str) -> bool:

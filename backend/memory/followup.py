@@ -178,7 +178,9 @@ NOTE_RE = re.compile(r"^(?P<query>.*?)(?: \((?P<entity>[^()]*)\))?$", re.DOTALL)
 def split_note(query: str) -> tuple[str, str]:
     """A query and the entity noted after it ("" when none): the inverse of `noted`."""
     parts = NOTE_RE.match(query.strip())
-    return (parts["query"], parts["entity"] or "") if parts else (query, "")
+    if not parts or (parts["entity"] or "").startswith("asked after:"):  # as_asked's form, not a note
+        return query.strip(), ""
+    return parts["query"], parts["entity"] or ""
 
 
 # An elliptical follow-up: a connective ("and", "what about", "even") before a fragment with no verb of its own,
@@ -242,9 +244,9 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     acronym = [len(w) > 1 and w.isupper() for w in typed]  # "IT staff" is not the pronoun "it"
     if len(words) > MAX_FRAGMENT_WORDS or any(w in CLAUSE_WORDS and not a for w, a in zip(words, acronym, strict=True)):
         return None
-    if swapped := _swapped(words, previous):
-        return Completed(swapped, swapped)
-    if (code := _code(words)) and not _same_form(code[0], previous):
+    if swapped := _swapped(words, base or previous):  # the base: "(asked after: …)" is how the model reads it
+        return Completed(as_asked(swapped), swapped)
+    if (code := _code(words)) and not _same_form(code[0], base or previous):
         return None  # "What about E7?" after a question with no error code: a subject of its own
     body, entity = split_note(base or previous)
     body = body.rstrip(" ?.!")
@@ -275,8 +277,12 @@ def as_asked(text: str) -> str:
     follows after it ("What about meals? (asked after: What is the hotel limit per night?)"). Written the other way
     round, the 1.5B model answered the first question again (4 probe dialogues: 0 of 4 answered the new subject
     alone, 4 of 4 this way)."""
-    parts = ASKED_AFTER.match(text)
-    return f"What about {parts['subject']}? (asked after: {parts['before']})" if parts else text
+    body, entity = split_note(text)
+    parts = ASKED_AFTER.match(body)
+    if not parts:
+        return text
+    asked = f"What about {parts['subject']}? (asked after: {parts['before']})"
+    return noted(asked, entity) if entity else asked
 
 
 def fragment(question: str) -> bool:
@@ -285,8 +291,9 @@ def fragment(question: str) -> bool:
     match = ELLIPSIS_RE.match(question)
     if not match or match["connective"].lower() not in {"and", "or", "but"}:
         return False
-    words = [w.lower() for w in FRAGMENT_WORD.findall(match["rest"])]
-    return 0 < len(words) <= MAX_NOUN_FRAGMENT_WORDS and not any(w in CLAUSE_WORDS for w in words)
+    typed = FRAGMENT_WORD.findall(match["rest"])
+    clause = any(w.lower() in CLAUSE_WORDS and not (len(w) > 1 and w.isupper()) for w in typed)  # "IT staff"
+    return 0 < len(typed) <= MAX_NOUN_FRAGMENT_WORDS and not clause
 
 
 def _shape(token: str) -> str:

@@ -133,12 +133,16 @@ class RunLog:
         return int(await self.db.read(lambda c: c.execute(sql, (run_id,)).fetchone()[0]))
 
     async def ahead_elsewhere(self, thread_id: str, run_id: str) -> int:
-        """Runs of the thread still running on other replicas that were numbered before this one."""
+        """Runs of the thread still running on other replicas that were numbered before this one. A run numbered 0
+        comes from a replica older than the numbering (a rolling upgrade): it is ordered by its start time, as that
+        replica orders, so neither waits for the other."""
         sql = (
-            "SELECT COUNT(*) FROM runs WHERE thread_id = ? AND status = 'running' AND replica != ? "
-            "AND turn_no < (SELECT turn_no FROM runs WHERE run_id = ?)"
+            "SELECT COUNT(*) FROM runs r, runs me WHERE me.run_id = ? AND r.thread_id = ? AND r.status = 'running' "
+            "AND r.replica != ? AND CASE WHEN r.turn_no = 0 OR me.turn_no = 0 "
+            "THEN r.created_at < me.created_at OR (r.created_at = me.created_at AND r.run_id < me.run_id) "
+            "ELSE r.turn_no < me.turn_no END"
         )
-        args = (thread_id, self.replica_id, run_id)
+        args = (run_id, thread_id, self.replica_id)
         return int(await self.db.read(lambda c: c.execute(sql, args).fetchone()[0]))
 
     async def request_stop(self, run_id: str) -> bool:

@@ -40,7 +40,7 @@ export function SourcesPanel({
               {source.relevance != null && (
                 <span
                   className="source-score"
-                  title="How close the passage is to the question: cosine similarity of its best chunk, 0 to 1"
+                  title="How close the passage is to the question: cosine similarity of its best chunk (1: the same meaning)"
                 >
                   relevance {source.relevance.toFixed(2)}
                 </span>

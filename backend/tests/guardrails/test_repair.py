@@ -64,7 +64,7 @@ def test_a_correct_answer_is_left_exactly_as_it_was():
     [
         ("A standard service costs 240 euros per unit [S3]. [S3]", "A standard service costs 240 euros per unit [S3]."),
         ("Visitors sign in at reception [S2]. [S2] Thanks.", "Visitors sign in at reception [S2]. Thanks."),
-        ("A service costs 240 euros [S3] per unit [S3].", "A service costs 240 euros per unit [S3]."),
+        ("A service costs 240 euros [S3] per unit [S3].", "A service costs 240 euros [S3] per unit."),  # first stays
         ("Visitors receive a visitor badge [S2]. [S2], [S2]", "Visitors receive a visitor badge [S2]."),
     ],
 )

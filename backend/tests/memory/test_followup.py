@@ -184,7 +184,21 @@ def test_a_qualifier_after_a_new_subject_qualifies_it_and_a_second_subject_repla
     assert taxis is not None and taxis.question == f"What about taxis? {hotel}"
 
 
-@pytest.mark.parametrize("question", ["and E4?", "or Zephyr-12?", "And a second unit?", "but contractors?"])
+def test_a_code_swapped_after_a_new_subject_keeps_the_subject_and_later_fragments_stay_readable():
+    """Review: the swap edited the "(asked after: …)" form, and later fragments nested it."""
+    unit = complete_ellipsis("and a second unit?", "How much does it cost? (Zephyr-9)")
+    model = complete_ellipsis("and the Zephyr-12?", unit.question, unit.base)
+    cost = "(asked after: How much does it cost?)"
+    assert model == Completed(
+        f"What about a second unit? {cost} (Zephyr-12)", "How much does it cost? What about a second unit? (Zephyr-12)"
+    )
+    third = complete_ellipsis("and a third unit?", model.question, model.base)
+    assert third is not None and third.question == f"What about a third unit? {cost} (Zephyr-12)"
+
+
+@pytest.mark.parametrize(
+    "question", ["and E4?", "or Zephyr-12?", "And a second unit?", "but contractors?", "and IT staff?"]
+)
 def test_a_bare_fragment_after_and_or_but_leans_on_the_last_question_even_when_its_name_is_new(question):
     assert (detect(question, HISTORY).kind, detect(question, HISTORY).is_followup) == ("reference", True)
 

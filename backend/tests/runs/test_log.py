@@ -140,3 +140,14 @@ async def test_a_run_log_file_made_before_replicas_and_turn_numbers_is_upgraded_
         assert (await log.run("kept"))["status"] == "completed"
         assert (await log.run("next"))["replica"] == log.replica_id
         assert await db.read(lambda c: c.execute("SELECT turn_no FROM runs WHERE run_id = 'next'").fetchone()) == (1,)
+
+
+async def test_a_run_of_a_replica_older_than_the_numbering_is_ordered_by_its_start_as_that_replica_orders(database):
+    """During a rolling upgrade a replica without turn numbers writes 0 and orders by created_at: so does the new
+    one for that run, so the two never each wait for the other."""
+    async with RunLog.open(database) as new, RunLog.open(database) as old:
+        await new.start("run-new", "t", "q", "2026-01-01T00:00:00.100+00:00")
+        await old.start("run-old", "t", "q", "2026-01-01T00:00:00.200+00:00")
+        await database.write(lambda c: c.execute("UPDATE runs SET turn_no = 0 WHERE run_id = 'run-old'"))
+        assert await new.ahead_elsewhere("t", "run-new") == 0  # the old run started later
+        assert await old.ahead_elsewhere("t", "run-old") == 1  # as the old replica's own created_at order says
