@@ -214,6 +214,11 @@ class Settings(BaseSettings):
         20, ge=1, description="Hits taken from each of BM25 and vector search before fusion."
     )
     neighbor_window: int = Field(1, ge=0, description="Neighbouring chunks added on each side of a hit.")
+    neighbors_same_section: bool = Field(
+        True,
+        description="Neighbours join a hit's passage only from its own section (documents with headings); false: "
+        "any neighbour within the window.",
+    )
     intro_chunks: int = Field(1, ge=0, description="First chunks of each @mentioned document always included.")
     context_token_budget: int = Field(700, ge=50, description="Most context tokens handed to the generator.")
     chunk_target_tokens: int = Field(200, ge=20, description="Target chunk size in tokens.")

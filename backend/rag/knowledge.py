@@ -29,6 +29,7 @@ def search_config(settings: Settings) -> SearchConfig:
     return SearchConfig(
         candidates=settings.search_candidates,
         neighbor_window=settings.neighbor_window,
+        same_section=settings.neighbors_same_section,
         intro_chunks=settings.intro_chunks,
         token_budget=settings.context_token_budget,
         max_distance=settings.relevance_max_distance,

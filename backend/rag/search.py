@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from backend.contract.text import named_documents
 from backend.contract.types import Source
-from backend.rag.index import DocumentRecord, KnowledgeIndex
+from backend.rag.index import DocumentRecord, KnowledgeIndex, StoredChunk
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.query_text import search_text
@@ -25,6 +25,7 @@ class SearchConfig:
 
     candidates: int = 20
     neighbor_window: int = 1
+    same_section: bool = False  # a neighbour joins a hit's passage only from the hit's own section (when known)
     intro_chunks: int = 1
     token_budget: int = 700
     max_distance: float = 0.9
@@ -216,19 +217,19 @@ class HybridRetriever:
     def _passages(self, hits: list[tuple[Key, float]], scope: list[str] | None) -> list[Passage]:
         """Each hit widened by the neighbour window; overlapping windows merged; duplicates dropped."""
         w = self.config.neighbor_window
+        windows = {key: (key[0], max(0, key[1] - w), key[1] + w) for key, _ in hits}
+        around = self.index.chunks_in(list(dict.fromkeys(windows.values())))  # one read for all
+        stored = {(c.doc_id, c.idx): c for chunks in around.values() for c in chunks}
         ranges: dict[str, list[list]] = defaultdict(list)  # doc -> [first, last, best hit, fused]
         for (doc, idx), score in hits:
-            ranges[doc].append([idx - w, idx + w, idx, score])
-        merged = [
-            (doc, max(0, f), last, hit, score)
-            for doc, spans in ranges.items()
-            for f, last, hit, score in merge_ranges(spans)
-        ]
-        found = self.index.chunks_in([(doc, first, last) for doc, first, last, _, _ in merged])  # one read for all
+            window = around[windows[(doc, idx)]]
+            first, last = section_span(window, idx) if self.config.same_section else windows[(doc, idx)][1:]
+            ranges[doc].append([first, last, idx, score])
         passages: list[Passage] = []
-        for doc, first, last, hit, score in merged:
-            if chunks := found[(doc, first, last)]:
-                passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
+        for doc, spans in ranges.items():
+            for first, last, hit, score in merge_ranges(spans):  # merged windows: chunks all read above
+                if chunks := [stored[(doc, i)] for i in range(first, last + 1) if (doc, i) in stored]:
+                    passages.append(Passage(doc, chunks[0].document, chunks, hit, score))
         for doc in scope or []:
             opening = [p for p in passages if p.doc_id == doc and p.chunks[0].idx == 0]
             intro = self.index.chunks_between(doc, 0, self.config.intro_chunks - 1) if not opening else []
@@ -238,6 +239,25 @@ class HybridRetriever:
                 passages.append(Passage(doc, intro[0].document, intro, 0, 0.0, intro=True))
         passages.sort(key=lambda p: -p.fused)
         return dedupe(passages)
+
+
+def section_span(chunks: list[StoredChunk], hit: int) -> tuple[int, int]:
+    """The first and last chunk index of the run around the hit, among `chunks` (its window), that stays in the
+    hit's section; the whole window when the hit has no section (a PDF page's text).
+
+    On documents with headings a neighbour from the next section is another subject: with it, an onboarding
+    checklist's "First week" hit carried the "First day" list before it, and the 1.5B model answered "what should
+    I do in my first week?" with the first day's items (tester, 3 of 3)."""
+    by_idx = {c.idx: c for c in chunks}
+    section = by_idx[hit].section if hit in by_idx else None
+    if section is None:
+        return (chunks[0].idx, chunks[-1].idx) if chunks else (hit, hit)
+    first = last = hit
+    while first - 1 in by_idx and by_idx[first - 1].section == section:
+        first -= 1
+    while last + 1 in by_idx and by_idx[last + 1].section == section:
+        last += 1
+    return first, last
 
 
 def fuse(lists: list[list[Key]]) -> list[tuple[Key, float]]:

@@ -24,6 +24,7 @@ The spans of unsupported claims in the final answer are added by the memory node
 """
 
 import asyncio
+import re
 
 from langgraph.runtime import Runtime
 
@@ -57,6 +58,12 @@ def closest(documents: list[Source], fresh_ids: list[str]) -> list[tuple[str, st
     return [(d["document"], d.get("section")) for d in fresh[:CLOSEST]]
 
 
+def name_words(document: str) -> str:
+    """A document's name as words: "office-guide.html" reads "office guide html", "zephyr-9-service-manual.md"
+    "zephyr 9 service manual md"."""
+    return re.sub(r"[^\w-]+|_", " ", document).replace("-", " ").strip()
+
+
 async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Ground the answer's claims in the passages; repair citations; replace an answer nothing supports."""
     if decided(state) or state.get("intent") != "rag":
@@ -66,7 +73,11 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     settings, docs = runtime.context.settings, state["documents"]
     original = state.get("answer", "")
     answer = strip_markup(original)
-    passages, names = {d["id"]: d["text"] for d in docs}, {d["id"]: d["document"] for d in docs}
+    names = {d["id"]: d["document"] for d in docs}
+    # each passage as the model read it, under its document's name ("[S1] office-guide.html"), whose words a claim
+    # may use and so does not take from the question ("The office building opens at 07:00" from the "Opening hours"
+    # section, "The building is open from 07:00", with the section alone since neighbours keep to their section)
+    passages = {d["id"]: f"{name_words(d['document'])}\n{d['text']}" for d in docs}
     # off the event loop: embedding the answer's and passages' sentences takes 30-170 ms, which would stall every
     # other reader's stream meanwhile
     result = await asyncio.to_thread(

@@ -3,7 +3,7 @@ from asgi_lifespan import LifespanManager
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import BaseMessage
 
-from backend.llm.fake import ScriptedChatModel, asks_answered
+from backend.llm.fake import _ENTRY_RE, ScriptedChatModel, asks_answered, best_sentence, scripted_reply
 from backend.main import create_app
 from backend.tests.conftest import fake_settings
 from bench.lib.sse import parse_sse
@@ -27,10 +27,11 @@ def sources(events) -> list[dict]:
 async def test_clarification_reuses_last_sources_with_the_same_ledger_ids(client):
     first = await ask(client, "@employee-handbook how many days of annual leave?")
     thread_id = first[0][1]["thread_id"]
+    given = (await client.get(f"/api/threads/{thread_id}/memory")).json()["ledger"]  # shown or not (the intro)
     again = await ask(client, "Are you sure?", thread_id)
     assert status(again, "rewriter")["label"] == "Follow-up: reusing the last answer's sources"
     assert "retriever" in [d["node"] for n, d in again if n == "status"]
-    first_ids = {s["id"]: s["snippet"] for s in sources(first)}
+    first_ids = {s["id"]: s["snippet"] for s in given}
     second_ids = {s["id"]: s["snippet"] for s in sources(again)}
     assert second_ids and all(first_ids.get(sid) == snip for sid, snip in second_ids.items())
 
@@ -77,7 +78,22 @@ async def test_a_turn_says_which_documents_it_searched_and_keep_scope_false_leav
     assert done(again)["scope"] is None
 
 
-async def test_a_follow_up_on_a_subject_its_carried_scope_does_not_cover_searches_every_document(client):
+class QuotesTheClosestPassage(ScriptedChatModel):
+    """Fake model that quotes only the passage sharing most words with the question (the default fake quotes every
+    passage, the @mentioned document's opening lines included, which a model answering the question does not)."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        last = messages[-1].text
+        if asks_answered(last) or "<knowledge_base>" not in last:
+            return scripted_reply(messages)
+        question = set(last.rsplit("Question:", 1)[-1].lower().split())
+        entries = _ENTRY_RE.findall(last.split("<knowledge_base>", 1)[1].split("</knowledge_base>", 1)[0])
+        sid, text = max(entries, key=lambda e: len(question & set(e[1].lower().split())))
+        return f"{best_sentence(text, ' '.join(question)).rstrip('.')} [{sid}]."
+
+
+async def test_a_follow_up_on_a_subject_its_carried_scope_does_not_cover_searches_every_document(app, client):
+    app.state.services.deps.chat_model = QuotesTheClosestPassage()
     first = await ask(client, "@employee-handbook what is the notice period?")
     thread_id = first[0][1]["thread_id"]
     other = await ask(client, "and how often must passwords be changed?", thread_id)

@@ -4,7 +4,7 @@ import pytest
 
 from backend.rag import index as index_module
 from backend.rag.knowledge import KnowledgeBase
-from backend.rag.search import SearchConfig
+from backend.rag.search import SearchConfig, section_span
 from backend.tests.conftest import fake_settings
 from backend.tests.rag.conftest import open_kb
 
@@ -42,6 +42,31 @@ def test_without_window_only_the_hit_chunk_is_returned(kb):
     kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, max_distance=2.0)
     top = kb.retriever.run("Fresnel lens flash", 1).sources[0]
     assert top["chunks"] == [2, 2] and "keepers" not in top["text"]
+
+
+def test_with_same_section_a_hit_keeps_the_neighbours_of_its_own_section_only(tmp_path, engine):
+    """An onboarding checklist's "First week" hit carried the "First day" list before it, and the 1.5B model
+    answered "what should I do in my first week?" with the first day's items (tester). A long section's chunks
+    still come together."""
+    keepers = " ".join(f"Keeper {n} kept the lamp lit through night watch {n} and logged the ships." for n in range(30))
+    text = f"# Origins\n\nThe lighthouse was built in 1871.\n\n# Keepers\n\n{keepers}\n\n# Lamp\n\nA Fresnel lens."
+    with open_kb(fake_settings(tmp_path, chunk_target_tokens=60, **engine)) as kb:
+        kb.ingestor.ingest("rock.md", text.encode())
+        chunks = kb.retriever.index.chunks_between(kb.retriever.searchable()[0].id, 0, 50)
+        keeper_chunks = [c.idx for c in chunks if c.section == "Keepers"]
+        assert len(keeper_chunks) >= 4  # a section long enough to span several chunks
+        middle = keeper_chunks[len(keeper_chunks) // 2]
+        kb.retriever.config = SearchConfig(neighbor_window=1, same_section=True, token_budget=10_000, max_distance=2.0)
+        assert section_span(chunks[middle - 1 : middle + 2], middle) == (middle - 1, middle + 1)
+        first_keeper = keeper_chunks[0]  # the window reaches into Origins: only its Keepers side is kept
+        assert section_span(chunks[first_keeper - 1 : first_keeper + 2], first_keeper) == (
+            first_keeper,
+            first_keeper + 1,
+        )
+        lamp = kb.retriever.run("Fresnel lens", 1).sources[0]
+        assert lamp["section"] == "Lamp" and "Keeper" not in lamp["text"]
+        kb.retriever.config = SearchConfig(neighbor_window=1, token_budget=10_000, max_distance=2.0)
+        assert "Keeper" in kb.retriever.run("Fresnel lens", 1).sources[0]["text"]  # off: any neighbour
 
 
 def test_targeted_search_returns_only_that_document_and_its_intro(kb):
