@@ -97,7 +97,7 @@ async def test_document_with_injected_instructions_is_flagged_at_ingest_and_drop
         if doc["status"] == "ready":
             break
     assert doc["flagged"] == 1
-    events = await ask(client, "@parking where do visitors park and what about the note?")
+    events = await ask(client, "@parking what does the note say?")  # the passage of the injected section
     retriever = status(events, "retriever")
     assert retriever["label"].startswith("Ignored 1 passage") and "parking.md" in retriever["detail"]
     assert "attacker@evil.example" not in str([d for n, d in events if n == "sources"])
