@@ -97,7 +97,7 @@ test.describe("a wide desktop window", () => {
   test("the open document sits beside the answer, whose markers stay within reach", async ({ chat }) => {
     // Tester: at 1400 px the viewer covered the answer column; no other marker could be clicked until Close.
     await chat.goto();
-    await chat.ask("@zephyr-9-service-manual.md How often must the Zephyr-9 be serviced? (fake: quote two sentences)");
+    await chat.ask("How often must the Zephyr-9 be serviced? (fake: quote two sentences)");
     const answer = await chat.waitForAnswerDone();
     const markers = answer.citations;
     await markers.first().click();
