@@ -19,6 +19,7 @@ from backend.guardrails.grounding import SUBJECT_MARKER, GroundingResult, Senten
 # The prompt's own markup, which small models sometimes quote ("According to the <knowledge_base> block, …").
 _MARKUP = re.compile(r"(?:\bthe\s+)?</?(?:knowledge_base|conversation_index)>(?:\s+(?:block|section))?", re.IGNORECASE)
 _TRAILING_PUNCT = re.compile(r"([.!?]+[\"')\]\u201d\u2019]*)$")
+_LEFT_AFTER_END = re.compile(r"(?<=[.!?])[\s,;]+$")  # what stood between two trailing markers ("… badge. [S2], [S2]")
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,7 @@ def _cited_once(sentence: str) -> str:
         seen.update(ids)
         return new
 
-    return re.sub(
-        r"(?<=[.!?])[\s,;]+$", "", tidy(CITATION_RE.sub(lambda m: marker(first_time(group_ids(m.group(1)))), sentence))
-    )
+    return _LEFT_AFTER_END.sub("", tidy(CITATION_RE.sub(lambda m: marker(first_time(group_ids(m.group(1)))), sentence)))
 
 
 def _cites_twice(sentence: str) -> bool:
@@ -148,7 +147,7 @@ def _with_markers(sentence: str, ids: list[str], names: Mapping[str, str]) -> st
     """The sentence with its markers replaced by `ids`, placed before its final punctuation; a marker used as a noun
     becomes its document's name first."""
     bare = tidy(CITATION_RE.sub("", _names_for_nouns(sentence, names)))
-    bare = re.sub(r"(?<=[.!?])[\s,;]+$", "", bare)  # what stood between two trailing markers ("… badge. [S2], [S2]")
+    bare = _LEFT_AFTER_END.sub("", bare)
     if not ids:
         return bare
     tail = _TRAILING_PUNCT.search(bare)

@@ -251,9 +251,11 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     body, entity = split_note(base or previous)
     body = body.rstrip(" ?.!")
 
+    def with_entity_noted(text: str) -> str:
+        return text if not entity or entity.lower() in text.lower() else noted(text, entity)
+
     def whole(text: str) -> Completed:
-        named = not entity or entity.lower() in text.lower()
-        return Completed(as_asked(text) if named else noted(as_asked(text), entity), base or previous)
+        return Completed(with_entity_noted(as_asked(text)), base or previous)
 
     if words and all(w in PREPOSITIONS for w in words):  # the mention it aimed at was stripped: "and in @hr.md?"
         return whole(f"{body}?")
@@ -267,8 +269,7 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     if connective[-1] == "about" or len(words) <= MAX_NOUN_FRAGMENT_WORDS:
         subject = f"{ABOUT_TAIL.sub('', body)}? What about {rest}?"
         # the new subject is the next base: "and on a short travel day?" after it asks about meals
-        named = not entity or entity.lower() in subject.lower()
-        return Completed(whole(subject).question, subject if named else noted(subject, entity))
+        return Completed(whole(subject).question, with_entity_noted(subject))
     return None
 
 
