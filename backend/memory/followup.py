@@ -160,11 +160,20 @@ def decide(followup: FollowUp, new_mention: bool) -> tuple[Decision, str]:
     return "fresh", "new topic"
 
 
+NOTED_ENTITIES = 2  # "How long is the warranty? (E7, Zephyr-9)": the code alone searched the error table (tester)
+
+
 def with_entity(rewritten: str, previous_entities: list[str]) -> str:
-    """The rewrite, naming the conversation's main entity when the model dropped every one of them."""
+    """The rewrite, naming the conversation's first two entities when the model dropped every one of them. One was
+    not enough: after "What does E7 mean on the Zephyr-9?", "How long is the warranty?" was searched as "… (E7)"."""
     if not previous_entities or any(e.lower() in rewritten.lower() for e in previous_entities):
         return rewritten
-    return noted(rewritten, previous_entities[0])
+    return noted(rewritten, ", ".join(previous_entities[:NOTED_ENTITIES]))
+
+
+def names_any(text: str, entity: str) -> bool:
+    """The text names one of the note's entities ("E7, Zephyr-9" is two)."""
+    return any(part.strip().lower() in text.lower() for part in entity.split(",") if part.strip())
 
 
 def noted(query: str, entity: str) -> str:
@@ -252,7 +261,7 @@ def complete_ellipsis(question: str, previous: str, base: str = "") -> Completed
     body = body.rstrip(" ?.!")
 
     def with_entity_noted(text: str) -> str:
-        return text if not entity or entity.lower() in text.lower() else noted(text, entity)
+        return text if not entity or names_any(text, entity) else noted(text, entity)
 
     def whole(text: str) -> Completed:
         return Completed(with_entity_noted(as_asked(text)), base or previous)

@@ -232,3 +232,13 @@ async def test_a_turn_answered_without_the_model_leaves_the_prompts_window_where
         assert status(thanks, "triage_intent")["label"] != "Recognising small talk"  # answered without the model
         after = (await app.state.services.graph.aget_state(config)).values
         assert (after["window_start"], after["window_note"]) == (cut["window_start"], cut["window_note"])
+
+
+async def test_a_follow_up_after_a_code_question_is_searched_with_the_product_too(client):
+    """Tester: after "What does error code E7 mean on the Zephyr-9?", "How long is the warranty?" was searched as
+    "… (E7)", the code alone; both names are noted now. (That question itself is answered by the FAQ.)"""
+    thread_id = (await ask(client, "What does error code E7 mean on the Zephyr-9?"))[0][1]["thread_id"]
+    events = await ask(client, "Is it covered by the warranty?", thread_id)
+    assert done(events)["rewritten_query"] == "Is it covered by the warranty? (E7, Zephyr-9)"
+    found = {(s["document"], "3-year warranty" in s["snippet"]) for s in sources(events)}
+    assert ("zephyr-9-service-manual.md", True) in found

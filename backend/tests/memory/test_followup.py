@@ -86,8 +86,10 @@ def test_decide_maps_kinds_and_new_mentions():
     assert decide(FollowUp(True, "clarification", 0.9, ""), True) == ("fresh", "a new document was mentioned")
 
 
-def test_with_entity_adds_the_main_entity_only_when_every_one_was_dropped():
-    assert with_entity("How much does it cost?", ["Zephyr-9", "E7"]) == "How much does it cost? (Zephyr-9)"
+def test_with_entity_adds_the_main_entities_only_when_every_one_was_dropped():
+    assert with_entity("How much does it cost?", ["Zephyr-9", "E7", "VPN"]) == "How much does it cost? (Zephyr-9, E7)"
+    # tester: after an E7 question the warranty was searched as "… (E7)", which finds the error table
+    assert with_entity("How long is the warranty?", ["E7", "Zephyr-9"]) == "How long is the warranty? (E7, Zephyr-9)"
     assert with_entity("What does E7 mean?", ["Zephyr-9", "E7"]) == "What does E7 mean?"
     assert with_entity("How much?", []) == "How much?"
 
@@ -134,6 +136,16 @@ def test_questions_about_the_conversation_are_told_apart_from_document_questions
         (
             "and the Zephyr-9?",
             "How much does it cost? (Zephyr-9)",
+            "What about the Zephyr-9? (asked after: How much does it cost?)",
+        ),
+        (
+            "and a second unit?",
+            "How much does it cost? (Zephyr-9, E7)",
+            "What about a second unit? (asked after: How much does it cost?) (Zephyr-9, E7)",
+        ),
+        (
+            "and the Zephyr-9?",
+            "How much does it cost? (Zephyr-9, E7)",
             "What about the Zephyr-9? (asked after: How much does it cost?)",
         ),
         ("and in", "What is the notice period?", "What is the notice period?"),  # "and in @hr.md?", mention stripped
