@@ -59,6 +59,14 @@ def asked_kind(question: str) -> Kind | None:
     return next((kind for form, kind in _KINDS if form.search(opening)), None)
 
 
-def gives_kind(kind: Kind, answer: str) -> bool:
-    """Whether the answer (citation markers aside) holds something of that kind."""
-    return kind.answer.search(CITATION_RE.sub(" ", answer).lower()) is not None
+WORD = re.compile(r"\w+")
+
+
+def gives_kind(kind: Kind, answer: str, question: str = "") -> bool:
+    """Whether the answer (citation markers aside) holds something of that kind, in a word the question does not
+    already hold: "free" answers "How much is parking?" but not "How long can guests park for free?" (tester: "Guests
+    can park for free in the car park [S1]" passed as a duration), and "E4" holds no number for "How long does E4
+    take to clear?"."""
+    echoed = {w.lower() for w in WORD.findall(question)}
+    text = WORD.sub(lambda m: " " if m[0].lower() in echoed else m[0], CITATION_RE.sub(" ", answer))
+    return kind.answer.search(text.lower()) is not None

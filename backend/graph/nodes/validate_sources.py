@@ -184,7 +184,7 @@ def _not_found_reason(
     if not not_found_reply:
         return None, {}
     kind = asked_kind(asked(state))
-    if kind is not None and supported and not gives_kind(kind, answer):
+    if kind is not None and supported and not gives_kind(kind, answer, asked(state)):
         return "wrong_kind", {"asked_for": kind.name}
     if missing := unstated_premise(asked(state), result.claims, passages):
         return "unstated_premise", {"unstated": missing}
