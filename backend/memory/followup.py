@@ -295,6 +295,23 @@ def as_asked(text: str) -> str:
     return noted(asked, entity) if entity else asked
 
 
+SUBJECT_FIRST = re.compile(r"^What about (?P<subject>[^?(]*)\? \(asked after: [^()]*\)")
+
+
+def new_subject_search(query: str) -> tuple[str, list[str]]:
+    """For a new subject read subject first ("What about meals? (asked after: How many days of annual leave do
+    employees get?)"): the subject asked alone, searched beside the whole form, and the stemmed words that name it
+    (before any qualifier: "meals, on a short travel day" is named by "meals"), which let a passage holding them
+    past the relevance floor. Searched as the whole form only, the earlier question's words outranked the subject's:
+    the meals passages were not among those found and the answer was "not found" (tester); the subject alone is a
+    few words, which MiniLM scores under the floor. ("", []) for any other query."""
+    parts = SUBJECT_FIRST.match(query)
+    if not parts:
+        return "", []
+    subject = parts["subject"].split(",")[0].strip()
+    return f"What about {subject}?", content_stems(subject)
+
+
 def fragment(question: str) -> bool:
     """A bare fragment after "and", "or" or "but" ("and E4?", "or Zephyr-12?"): a follow-up of the last question,
     even when what it names is new to the conversation."""

@@ -9,9 +9,15 @@ class Retriever(Protocol):
     """What the graph needs from the knowledge base."""
 
     async def search(
-        self, query: str, k: int, documents: list[str] | None = None, variants: list[str] | None = None
+        self,
+        query: str,
+        k: int,
+        documents: list[str] | None = None,
+        variants: list[str] | None = None,
+        anchors: list[str] | None = None,
     ) -> list[Source]:
-        """The k best passages for the query (fused with its variants), optionally only from named documents."""
+        """The k best passages for the query (fused with its variants), optionally only from named documents; a
+        passage holding one of the anchors (stemmed words) is kept below the relevance floor."""
         ...
 
     async def nearest_distance(self, query: str) -> float | None:

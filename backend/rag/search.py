@@ -5,7 +5,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from backend.contract.text import named_documents
+from backend.contract.text import named_documents, stem, typed_content_words
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex, StoredChunk
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
@@ -43,6 +43,11 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+def anchored(text: str, anchors: list[str] | None) -> bool:
+    """The text holds one of the anchors (stemmed content words)."""
+    return bool(anchors) and not set(anchors).isdisjoint(stem(w) for w in typed_content_words(text))
+
+
 class HybridRetriever:
     """The knowledge-base search the graph and /api/search use."""
 
@@ -64,10 +69,16 @@ class HybridRetriever:
         return HybridRetriever(self.index, self._collection, self._embed_query, self.reranker, self.config, readable)
 
     async def search(
-        self, query: str, k: int, documents: list[str] | None = None, variants: list[str] | None = None
+        self,
+        query: str,
+        k: int,
+        documents: list[str] | None = None,
+        variants: list[str] | None = None,
+        anchors: list[str] | None = None,
     ) -> list[Source]:
-        """Retriever protocol: the k best passages for the query (and its variants), optionally within documents."""
-        return (await asyncio.to_thread(self.run, query, k, documents, None, variants)).sources
+        """Retriever protocol: the k best passages for the query (and its variants), optionally within documents;
+        passages holding an anchor pass the floor."""
+        return (await asyncio.to_thread(self.run, query, k, documents, None, variants, anchors)).sources
 
     async def nearest_distance(self, query: str) -> float | None:
         """Cosine distance of the closest chunk of any active document; None when nothing is indexed."""
@@ -98,8 +109,12 @@ class HybridRetriever:
         documents: list[str] | None = None,
         budget: int | None = None,
         variants: list[str] | None = None,
+        anchors: list[str] | None = None,
     ) -> SearchResult:
-        """The whole pipeline, synchronously, with per-stage timings; `budget` overrides the token budget."""
+        """The whole pipeline, synchronously, with per-stage timings; `budget` overrides the token budget.
+        `anchors`: stemmed words a passage among the fused candidates may hold to pass the relevance floor (a
+        follow-up's new subject: "What about meals?" is a few words, and MiniLM put the meals passages at 0.27-0.29
+        of the question it was asked after, under the floor of 0.3; their words are the subject's)."""
         timings: dict[str, float] = {}
         clock = time.perf_counter()
 
@@ -135,7 +150,8 @@ class HybridRetriever:
         passages = self._passages(fused[: max(2 * k, 6)], scope)
         lap("expand")
         if self.config.fusion != "bm25":
-            passages = self._floor(query, passages, versions, similarity, bool(scope))
+            kept = {id(p) for p in self._floor(query, passages, versions, similarity, bool(scope))}
+            passages = [p for p in passages if id(p) in kept or anchored(p.text, anchors)]
         lap("floor")
         if self.config.rerank and len(passages) > 1:
             for p, s in zip(passages, self.reranker.score(query, [p.text for p in passages]), strict=True):

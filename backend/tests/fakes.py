@@ -30,7 +30,12 @@ class FakeRetriever:
     variants: list[list[str]] = field(default_factory=list)
 
     async def search(
-        self, query: str, k: int, documents: list[str] | None = None, variants: list[str] | None = None
+        self,
+        query: str,
+        k: int,
+        documents: list[str] | None = None,
+        variants: list[str] | None = None,
+        anchors: list[str] | None = None,
     ) -> list[Source]:
         self.searches.append((query, k, documents))
         self.variants.append(variants or [])

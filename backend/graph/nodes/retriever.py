@@ -12,6 +12,7 @@ from backend.graph.model import chat_model
 from backend.graph.prompts import QUERY_VARIANTS
 from backend.graph.report import progress, report
 from backend.graph.state import ChatState
+from backend.memory.followup import new_subject_search
 from backend.memory.ledger import as_sources, assign_ids
 from backend.rag.chunking import estimate_tokens
 from backend.rag.ingestion import hostile
@@ -89,12 +90,13 @@ async def _fresh(state: ChatState, runtime: Runtime[GraphDeps], scope: list[str]
     kept only while its documents are among the best passages of the whole search, so a follow-up on another
     subject ("and what are the core hours?" after "@travel-policy …") is not answered from the wrong document."""
     deps, query = runtime.context, state["rewritten_query"]
-    k, extra = deps.settings.retrieval_top_k, await variants(query, runtime)
+    subject, anchors = new_subject_search(query)
+    k, extra = deps.settings.retrieval_top_k, [*([subject] if subject else []), *await variants(query, runtime)]
     if not scope or state.get("scope_source") != "carried":
-        return await deps.retriever.search(query, k, scope, extra), {}
-    everywhere = await deps.retriever.search(query, k, None, extra)
+        return await deps.retriever.search(query, k, scope, extra, anchors), {}
+    everywhere = await deps.retriever.search(query, k, None, extra, anchors)
     if not everywhere or any(s["document"] in scope for s in everywhere):
-        return await deps.retriever.search(query, k, scope, extra), {}
+        return await deps.retriever.search(query, k, scope, extra, anchors), {}
     names = ", ".join(scope)
     progress(runtime, NODE, f"Nothing on this in {names}: searching every document…")
     reason = f"{state.get('route_reason', '')}; nothing in {names} matched, so every document was searched"

@@ -242,3 +242,14 @@ async def test_a_follow_up_after_a_code_question_is_searched_with_the_product_to
     assert done(events)["rewritten_query"] == "Is it covered by the warranty? (E7, Zephyr-9)"
     found = {(s["document"], "3-year warranty" in s["snippet"]) for s in sources(events)}
     assert ("zephyr-9-service-manual.md", True) in found
+
+
+async def test_what_about_a_new_subject_finds_its_passages_after_an_unrelated_question(client):
+    """Tester, 2 of 2: "what about meals?" after the annual-leave question was searched as "What about meals? (asked
+    after: How many days of annual leave …?)", whose leave words set the floor, so no meals passage was found and the
+    answer was "not found". The subject is searched too, and its passages pass the floor by its word."""
+    thread_id = (await ask(client, "How many days of annual leave do employees get?"))[0][1]["thread_id"]
+    meals = await ask(client, "what about meals?", thread_id)
+    assert done(meals)["rewritten_query"].startswith("What about meals? (asked after:")
+    ledger = (await client.get(f"/api/threads/{thread_id}/memory")).json()["ledger"]
+    assert any("Meals while travelling" in e["snippet"] for e in ledger), [e["snippet"][:60] for e in ledger]

@@ -7,6 +7,7 @@ from backend.memory.followup import (
     decide,
     detect,
     entities,
+    new_subject_search,
     new_terms,
     with_entity,
 )
@@ -290,3 +291,17 @@ def test_a_short_whole_question_about_words_never_used_is_a_new_topic():
 )
 def test_a_short_question_that_leans_on_the_conversation_stays_a_follow_up(question):
     assert detect(question, COST).is_followup is True
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What about meals? (asked after: How many days of annual leave?)", ("What about meals?", ["meal"])),
+        ("What about meals, on a short travel day? (asked after: Hotels?)", ("What about meals?", ["meal"])),
+        ("What about hire cars? (asked after: Q?) (Zephyr-9)", ("What about hire cars?", ["hir", "car"])),
+        ("What is the hotel limit per night, for capital cities?", ("", [])),
+        ("What about the Zephyr-12?", ("", [])),  # typed so: not a completion
+    ],
+)
+def test_a_new_subject_is_searched_alone_too_and_its_words_anchor_its_passages(query, expected):
+    assert new_subject_search(query) == expected

@@ -150,3 +150,15 @@ def test_keyword_search_when_the_chunk_count_is_stale_then_still_answers(tmp_pat
         kb.index._corpus._value, kb.index._corpus._read_at = (0, 1.0), float("inf")  # another replica wrote them
         hits = kb.index.bm25("lighthouse keepers rotated", 3)
     assert hits and hits[0][0].doc_id
+
+
+def test_a_passage_holding_an_anchor_word_passes_the_floor_that_the_earlier_questions_words_set(kb):
+    """ "What about puffins? (asked after: …)": the earlier question's passage sets the margin, and the subject's
+    own passage falls under it unless it holds the subject's word (an anchor)."""
+    kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, relevance_margin=0.1)
+    query = "What about puffins? (asked after: When was the lighthouse station automated and the keepers left?)"
+    plain = kb.retriever.run(query, 4, variants=["What about puffins?"]).sources
+    anchored = kb.retriever.run(query, 4, variants=["What about puffins?"], anchors=["puffin"]).sources
+    assert not any("Puffins nest" in s["text"] for s in plain)
+    assert any("Puffins nest" in s["text"] for s in anchored)
+    assert any("automated in 1989" in s["text"] for s in anchored)  # what passed the floor stays

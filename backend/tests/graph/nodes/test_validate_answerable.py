@@ -134,3 +134,15 @@ async def test_a_model_without_a_calibrated_threshold_is_not_asked_unless_one_is
     assert any("no threshold for llama3.2:3b" in step for step in out["steps"])
     out = await turn(Judging(verdict="No"), "How often?", model_name="llama3.2:3b", answerable_min_yes=0.4)
     assert out["validation"]["answerable"]["threshold"] == 0.4 and out["answer"].startswith("I could not find")
+
+
+async def test_a_new_subject_after_an_earlier_question_is_not_judged():
+    """Tester: "what about taxis?" after a hotel question was answered with the taxi rule and replaced, P(yes) 0.37:
+    the verdict was calibrated on whole questions, not on "What about taxis? (asked after: …)"."""
+    model = Judging(verdict="No")
+    rt = runtime(model)
+    state = rag_state("what about taxis?") | {"completed_question": "What about taxis? (asked after: Hotels?)"}
+    for node in (generate, validate_answerable, validate_sources):
+        state = applied(state, await node(state, rt))
+    assert len(model.calls) == 1 and "answerable" not in state["validation"]
+    assert state["answer"] == NEIGHBOUR
