@@ -59,14 +59,16 @@ def asked_kind(question: str) -> Kind | None:
     return next((kind for form, kind in _KINDS if form.search(opening)), None)
 
 
-WORD = re.compile(r"\w+")
+WORD = re.compile(r"[^\W\d_]+")  # letters only: a number is an answer even when the question offers it
+CHOICE = re.compile(r"\bor\b", re.IGNORECASE)
 
 
 def gives_kind(kind: Kind, answer: str, question: str = "") -> bool:
     """Whether the answer (citation markers aside) holds something of that kind, in a word the question does not
     already hold: "free" answers "How much is parking?" but not "How long can guests park for free?" (tester: "Guests
-    can park for free in the car park [S1]" passed as a duration), and "E4" holds no number for "How long does E4
-    take to clear?"."""
-    echoed = {w.lower() for w in WORD.findall(question)}
+    can park for free in the car park [S1]" passed as a duration). Numbers always count ("How long is the notice
+    period, 30 days?" → "30 days"), and so does every word of a question that offers a choice ("How much does parking
+    cost, or is it free?", "daily or weekly?"), whose answer is one of its own words (review)."""
+    echoed = set() if CHOICE.search(question) else {w.lower() for w in WORD.findall(question)}
     text = WORD.sub(lambda m: " " if m[0].lower() in echoed else m[0], CITATION_RE.sub(" ", answer))
     return kind.answer.search(text.lower()) is not None

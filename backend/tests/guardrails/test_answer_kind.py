@@ -70,7 +70,7 @@ def test_a_neighbouring_fact_that_is_not_of_the_kind_asked_for_is_caught(questio
     [
         # tester, 3 of 3: "free" is an amount, but here the question's own word
         ("How long can guests of employees park for free?", "Guests can park for free in the car park [S1]."),
-        ("How long does error E4 take to clear?", "E4 means the air filter is clogged [S1]."),
+        ("How long does the free trial last?", "The free trial is offered by the vendor [S1]."),
     ],
 )
 def test_a_word_of_the_kind_that_the_answer_only_echoes_from_the_question_is_not_an_answer(question, answer) -> None:
@@ -84,3 +84,17 @@ def test_the_same_word_answers_when_the_question_does_not_hold_it() -> None:
 
 def test_citation_markers_are_not_read_as_numbers() -> None:
     assert not gives_kind(asked_kind("How many parking spaces are there?"), "Visitors park at the front [S12].")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [  # review: a question that offers the value, or a choice, is answered in its own words
+        ("How long is the notice period, 30 days?", "Yes, the notice period is 30 days [S1]."),
+        ("How much does parking cost, or is it free?", "Parking is free for employees [S1]."),
+        ("How often are backups taken, daily or weekly?", "Backups are taken daily [S1]."),
+        ("When must I submit expenses, before or after the trip?", "After the trip [S1]."),
+        ("How many weeks of notice after 2 years, after 4 years?", "After 4 years the notice is 4 weeks [S1]."),
+    ],
+)
+def test_a_number_or_a_choice_the_question_offers_still_answers_it(question: str, answer: str) -> None:
+    assert gives_kind(asked_kind(question), answer, question)  # type: ignore[arg-type]
