@@ -185,7 +185,11 @@ class Settings(BaseSettings):
     retrieval_top_k: int = Field(4, ge=1, description="Chunks handed to the generator.")
     relevance_max_distance: float = Field(0.9, description="Cosine distance above which a chunk is not relevant.")
     relevance_floor: float = Field(
-        0.3, ge=-1.0, le=1.0, description="Cosine similarity a passage needs to reach the model (-1: no floor)."
+        0.3,
+        ge=-1.0,
+        le=1.0,
+        description="Cosine similarity a passage needs to reach the model (-1: no floor); "
+        'a follow-up\'s new subject ("what about meals?") lets up to 2 passages holding its words through.',
     )
     relevance_margin: float = Field(
         0.25, ge=0.0, le=2.0, description="A passage more than this below the best one's similarity is not sent."

@@ -295,7 +295,7 @@ def as_asked(text: str) -> str:
     return noted(asked, entity) if entity else asked
 
 
-SUBJECT_FIRST = re.compile(r"^What about (?P<subject>[^?(]*)\? \(asked after: [^()]*\)")
+SUBJECT_FIRST = re.compile(r"^What about (?P<subject>.+?)\? \(asked after: .*\)$", re.DOTALL)
 
 
 def new_subject_search(query: str) -> tuple[str, list[str]]:
@@ -304,12 +304,12 @@ def new_subject_search(query: str) -> tuple[str, list[str]]:
     (before any qualifier: "meals, on a short travel day" is named by "meals"), which let a passage holding them
     past the relevance floor. Searched as the whole form only, the earlier question's words outranked the subject's:
     the meals passages were not among those found and the answer was "not found" (tester); the subject alone is a
-    few words, which MiniLM scores under the floor. ("", []) for any other query."""
-    parts = SUBJECT_FIRST.match(query)
-    if not parts:
-        return "", []
-    subject = parts["subject"].split(",")[0].strip()
-    return f"What about {subject}?", content_stems(subject)
+    few words, which MiniLM scores under the floor. ("", []) for any other query, and for a subject that names
+    nothing ("the other")."""
+    parts = SUBJECT_FIRST.match(query.strip())
+    subject = parts["subject"].split(",")[0].strip() if parts else ""
+    words = content_stems(subject)
+    return (f"What about {subject}?", words) if words else ("", [])  # "what about the other?" names nothing
 
 
 def fragment(question: str) -> bool:

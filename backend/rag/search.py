@@ -43,9 +43,13 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+ANCHORED = 2  # passages at most that the anchors let past the floor, best fused first
+
+
 def anchored(text: str, anchors: list[str] | None) -> bool:
-    """The text holds one of the anchors (stemmed content words)."""
-    return bool(anchors) and not set(anchors).isdisjoint(stem(w) for w in typed_content_words(text))
+    """The text holds every anchor (stemmed content words): "new employees" needs both words, not any HR passage
+    that says "employee" (review)."""
+    return bool(anchors) and set(anchors) <= {stem(w) for w in typed_content_words(text)}
 
 
 class HybridRetriever:
@@ -151,7 +155,9 @@ class HybridRetriever:
         lap("expand")
         if self.config.fusion != "bm25":
             kept = {id(p) for p in self._floor(query, passages, versions, similarity, bool(scope))}
-            passages = [p for p in passages if id(p) in kept or anchored(p.text, anchors)]
+            below = [p for p in passages if id(p) not in kept and anchored(p.text, anchors)]
+            kept |= {id(p) for p in below[:ANCHORED]}
+            passages = [p for p in passages if id(p) in kept]
         lap("floor")
         if self.config.rerank and len(passages) > 1:
             for p, s in zip(passages, self.reranker.score(query, [p.text for p in passages]), strict=True):

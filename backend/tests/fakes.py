@@ -28,6 +28,7 @@ class FakeRetriever:
     searches: list[tuple[str, int, list[str] | None]] = field(default_factory=list)
     probes: int = 0
     variants: list[list[str]] = field(default_factory=list)
+    anchors: list[list[str]] = field(default_factory=list)
 
     async def search(
         self,
@@ -39,6 +40,7 @@ class FakeRetriever:
     ) -> list[Source]:
         self.searches.append((query, k, documents))
         self.variants.append(variants or [])
+        self.anchors.append(anchors or [])
         return [h for h in self.hits if documents is None or h["document"] in documents][:k]
 
     async def nearest_distance(self, query: str) -> float | None:

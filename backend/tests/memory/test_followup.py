@@ -305,3 +305,13 @@ def test_a_short_question_that_leans_on_the_conversation_stays_a_follow_up(quest
 )
 def test_a_new_subject_is_searched_alone_too_and_its_words_anchor_its_passages(query, expected):
     assert new_subject_search(query) == expected
+
+
+def test_a_new_subject_or_an_earlier_question_with_brackets_is_still_read_and_a_subject_naming_nothing_is_not():
+    """Review: "(per night)" in the earlier question, or "(lunch)" in the subject, made the form unreadable."""
+    assert new_subject_search("What about meals? (asked after: What is the hotel limit (per night)?)") == (
+        "What about meals?",
+        ["meal"],
+    )
+    assert new_subject_search("What about meals (lunch)? (asked after: Hotels?) (Zephyr-9)")[1] == ["meal", "lunch"]
+    assert new_subject_search("What about the other? (asked after: Which badge?)") == ("", [])

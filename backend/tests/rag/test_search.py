@@ -162,3 +162,11 @@ def test_a_passage_holding_an_anchor_word_passes_the_floor_that_the_earlier_ques
     assert not any("Puffins nest" in s["text"] for s in plain)
     assert any("Puffins nest" in s["text"] for s in anchored)
     assert any("automated in 1989" in s["text"] for s in anchored)  # what passed the floor stays
+
+
+def test_a_passage_needs_every_anchor_word_to_pass_the_floor(kb):
+    """Review: with any one word enough, "new employees" would have let any passage saying "employee" through."""
+    kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, relevance_margin=0.1)
+    query = "What about puffins? (asked after: When was the lighthouse station automated and the keepers left?)"
+    both = kb.retriever.run(query, 4, variants=["What about puffins?"], anchors=["puffin", "winter"]).sources
+    assert not any("Puffins nest" in s["text"] for s in both)

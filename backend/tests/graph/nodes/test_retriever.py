@@ -30,6 +30,14 @@ async def test_retrieve_with_multi_query_searches_model_written_variants_too():
     assert retriever.variants == [["notice period (phrasing 1)", "notice period (phrasing 2)"]]
 
 
+async def test_a_new_subject_is_searched_with_the_subject_alone_and_anchored_by_its_words():
+    retriever = FakeRetriever(hits=HITS)
+    query = "What about meals? (asked after: How many days of annual leave do employees get?)"
+    await retrieve({"rewritten_query": query, "targeted_documents": []}, runtime(retriever=retriever))
+    assert retriever.searches[0][0] == query  # the whole form is the query, the subject a variant
+    assert retriever.variants == [["What about meals?"]] and retriever.anchors == [["meal"]]
+
+
 async def test_retrieve_without_multi_query_makes_no_model_call():
     from backend.llm.fake import ScriptedChatModel
 
