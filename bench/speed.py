@@ -9,7 +9,8 @@ Ragline's share of the API's time to first token is everything else (the steps b
 model's first token the PII gate and the SSE frame).
 
 Sequence on thread A: first turn, follow-up; then first turns on B and C (with 2 slots, the third conversation
-evicts A's slot); A's follow-up after the switch; the server is restarted on the same data dir; A's follow-up
+evicts A's slot); A's follow-up after the switch; a first turn on S stopped at its third token (the UI's Stop) and
+the same question asked again; the server is restarted on the same data dir; A's follow-up
 after the restart. Then 4 users ask first questions at once: queue wait (request -> the generator starts) and TTFT.
 Ratios are to A's first turn, measured in the same run. Before the restart, the report half of bench.answers' own
 questions (none used to tune anything here) are asked one by one, each as the first turn of a fresh thread: the
@@ -24,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from httpx_sse import aconnect_sse
+
 from bench.answers import own_items
 from bench.lib import SAMPLE_DOCS, report
 from bench.lib.llama import LlamaLog
@@ -37,6 +40,8 @@ A_FOLLOW = ("A", "Is alcohol covered by that meal limit?")
 SWITCH = [("B", "How long must passwords be under the IT security policy?"), ("C", "Where is the office kitchen?")]
 A_AFTER_SWITCH = ("A", "And who approves a trip abroad?")
 A_AFTER_RESTART = ("A", "What about taxis from the airport?")
+STOPPED = ("S", "Which damage is excluded from the Zephyr-9 warranty?")  # stopped at its third token, then asked again
+STOP_AT_TOKEN = 3
 CONCURRENT = [
     ("U1", "How many leave days do employees get?"),
     ("U2", "What is the Zephyr-9 warranty?"),
@@ -48,6 +53,22 @@ CONCURRENT = [
 async def ask(base: str, thread: str, message: str) -> Turn:
     async with client() as c:
         return await stream_turn(c, f"{base}/api/chat/stream", {"message": message, "thread_id": thread, "mode": "rag"})
+
+
+async def ask_and_stop(base: str, thread: str, message: str) -> Turn:
+    """Ask, and post the run's cancel route at the answer's STOP_AT_TOKEN-th token, as the UI's Stop button does; the
+    stream is read to its end."""
+    async with client() as c:
+        turn = Turn(thread_id=thread, t_send=time.monotonic())
+        body = {"message": message, "thread_id": thread, "mode": "rag"}
+        async with aconnect_sse(c, "POST", f"{base}/api/chat/stream", json=body) as source:
+            async for sse in source.aiter_sse():
+                if not sse.data:
+                    continue
+                turn.events.append((sse.event, sse.json(), time.monotonic()))
+                if sse.event == "token" and sum(name == "token" for name, _, _ in turn.events) == STOP_AT_TOKEN:
+                    await c.post(f"{base}/api/runs/{turn.events[0][1]['run_id']}/cancel")
+        return turn
 
 
 def answer_call(turn: Turn, recorded: list[dict]) -> dict | None:
@@ -130,6 +151,10 @@ def run_model(model: str, root: Path, first_turns: int) -> dict:
         for thread, message in SWITCH:
             turn(base, log, f"first turn on {thread}", thread, message)
         turn(base, log, "follow-up after switching back", *A_AFTER_SWITCH)
+        stopped = asyncio.run(ask_and_stop(base, *STOPPED))
+        time.sleep(0.5)
+        rows.append(measured(f"first turn on S, stopped at its token {STOP_AT_TOKEN}", stopped, log.calls()))
+        turn(base, log, "the same question asked again after Stop", *STOPPED)
         firsts = []
         for k, question in enumerate(first_turn_questions(first_turns), 1):
             asked = asyncio.run(ask(base, f"F{k}", question))

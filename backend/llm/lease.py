@@ -105,7 +105,7 @@ class ModelLease:
     async def finish(self, keep: bool) -> None:
         """Put back what `aside` stashed, save the slot for the thread (when the turn is kept) and release it."""
         slot: int | None = None
-        owner: str | None = None  # the thread the released slot still holds, for the gate's affinity
+        owner: str | None = None  # the thread the released slot holds, for the gate's affinity
         try:
             try:
                 async with self._lock:
@@ -115,7 +115,10 @@ class ModelLease:
                 raise
             if slot is None:
                 return
-            owner = self.thread_id if keep else None
+            # a stopped turn's slot still holds the thread's prompt (llama.cpp keeps what it evaluated): asked again,
+            # the question finds it there. Given up, the slot went to the back of the free list and the next turn
+            # took the other one, evaluating the whole prompt (tester: 18 s to the first token after Stop)
+            owner = self.thread_id
             if self._restoring is not None:  # a turn that ended before its first model call: the read ends first
                 await asyncio.gather(asyncio.shield(self._restoring), return_exceptions=True)
             if self.stashed and self.kv is not None and slot >= 0:

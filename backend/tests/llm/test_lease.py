@@ -275,3 +275,14 @@ async def test_a_turn_without_memory_on_a_server_holding_the_thread_from_an_earl
             assert lease.bind(model).kwargs["extra_body"]["cache_prompt"] is False  # type: ignore[attr-defined]
             await lease.finish(keep=True)
         assert set(kv.saved("t")) == {1}
+
+
+async def test_a_stopped_turns_thread_gets_the_same_slot_back_for_its_next_turn():
+    """Tester: the first answer after Stop took 18 s to its first token. The stopped turn gave up its slot's
+    affinity, so the thread's next turn took the other slot and evaluated its whole prompt again."""
+    gate = ModelGate(2)
+    stopped = ModelLease(gate, "t", RecordingKV(), pin=True)  # type: ignore[arg-type]
+    slot = await stopped.take(lambda ahead: None)
+    await stopped.finish(keep=False)  # the runner's finally for a stopped turn
+    again = ModelLease(gate, "t", RecordingKV(), pin=True)  # type: ignore[arg-type]
+    assert await again.take(lambda ahead: None) == slot
