@@ -80,8 +80,12 @@ async def retrieve(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     dropped = out["dropped"]
     label = f"Ignored {len(dropped)} passage(s) containing instructions aimed at the model" if dropped else None
     note = f"; dropped {len(dropped)} passage(s) that give the model instructions: {', '.join(dropped)}"
-    count = len(out["documents"])
-    detail = f"{count} passage{'' if count == 1 else 's'}" + (note if dropped else "")
+    # what this search found first, as the answer's sources list them when it cites none ("3 passages found ·
+    # none cited" under "Sources (3)"); passages carried from earlier turns after it (tester: "6 passages found"
+    # over a list of 4)
+    count, earlier = len(out["fresh_ids"]), len(out["documents"]) - len(out["fresh_ids"])
+    detail = f"{count} passage{'' if count == 1 else 's'}" + (f", and {earlier} from earlier turns" if earlier else "")
+    detail += note if dropped else ""
     return {**out, **report(runtime, NODE, label, detail)}
 
 

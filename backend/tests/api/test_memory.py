@@ -1,3 +1,5 @@
+import re
+
 import httpx
 from asgi_lifespan import LifespanManager
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -253,3 +255,12 @@ async def test_what_about_a_new_subject_finds_its_passages_after_an_unrelated_qu
     assert done(meals)["rewritten_query"].startswith("What about meals? (asked after:")
     ledger = (await client.get(f"/api/threads/{thread_id}/memory")).json()["ledger"]
     assert any("Meals while travelling" in e["snippet"] for e in ledger), [e["snippet"][:60] for e in ledger]
+
+
+async def test_a_follow_ups_search_counts_what_it_found_apart_from_the_passages_it_carries(client):
+    """Tester: "6 passages found · none cited" over "Sources (4)": the count held the passages carried from earlier
+    turns, the list only this search's."""
+    thread_id = (await ask(client, "What are the core hours on Fridays?"))[0][1]["thread_id"]
+    follow = await ask(client, "and how much does it cost for a second unit?", thread_id)
+    found = status(follow, "retriever")["detail"]
+    assert re.fullmatch(r"\d+ passages?, and \d+ from earlier turns", found), found
