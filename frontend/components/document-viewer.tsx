@@ -7,6 +7,7 @@
  */
 import { type RefObject, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api";
+import { ApiError } from "@/lib/sse";
 import { evidenceView, type EvidenceView } from "@/lib/evidence";
 import type { DocumentText, Source } from "@/lib/types";
 import { PdfPage } from "./pdf-page";
@@ -16,13 +17,17 @@ export interface ViewerTarget {
   claim: string;
 }
 
-type Loaded = { doc: DocumentText; view: EvidenceView | null } | { error: string };
+/** The layout's phone width (globals.css): a PDF page drawn this narrow cannot be read. */
+const NARROW = "(max-width: 760px)";
+
+type Loaded = { doc: DocumentText; view: EvidenceView | null } | { error: string } | { gone: true };
 
 export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onClose: () => void }) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const supportRef = useRef<HTMLElement | null>(null);
   const closeRef = useRef<HTMLButtonElement | null>(null);
   const { source, claim } = target;
+  const [narrow] = useState(() => typeof window !== "undefined" && window.matchMedia(NARROW).matches);
 
   useEffect(() => {
     let live = true;
@@ -34,7 +39,15 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
     api
       .documentText(source.doc_id)
       .then((doc) => live && setLoaded({ doc, view: evidenceView(doc, source, claim) }))
-      .catch((err: unknown) => live && setLoaded({ error: err instanceof Error ? err.message : String(err) }));
+      .catch(
+        (err: unknown) =>
+          live &&
+          setLoaded(
+            err instanceof ApiError && err.status === 404
+              ? { gone: true }
+              : { error: err instanceof Error ? err.message : String(err) },
+          ),
+      );
     return () => {
       live = false;
     };
@@ -56,6 +69,14 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
 
   const view = loaded && "doc" in loaded ? loaded.view : null;
   const fileUrl = source.doc_id ? api.documentFileUrl(source.doc_id) : null;
+  // A PDF page's extracted text, folded below the page; on a phone the page drawn 360 px wide is a few pixels a line
+  // (tester, 390 px), so the text comes first, open at the sentence.
+  const pageText = view && view.page != null && (
+    <details className="doc-text-details" open={narrow || undefined}>
+      <summary>Extracted text of page {view.page}</summary>
+      <TextView view={view} id={source.id} supportRef={narrow ? supportRef : undefined} />
+    </details>
+  );
   return (
     <aside className="doc-viewer" role="dialog" aria-modal="false" aria-label={`${source.id}: ${source.document}`}>
       <header className="doc-viewer-head">
@@ -84,26 +105,32 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
             Could not open {source.document}: {loaded.error}
           </p>
         )}
+        {loaded && "gone" in loaded && (
+          <>
+            <p className="source-meta" role="status">
+              {source.document} is no longer in the knowledge base: it was deleted after this answer was written. The
+              passage the answer was given:
+            </p>
+            <blockquote>{source.snippet}</blockquote>
+          </>
+        )}
         {loaded && "doc" in loaded && !view && (
           <>
             <p className="source-meta">The passage could not be located in this document; its snippet:</p>
             <blockquote>{source.snippet}</blockquote>
           </>
         )}
+        {narrow && pageText}
         {view && view.page != null && fileUrl && (
           <PdfPage
             url={fileUrl}
             page={view.page}
             passage={view.passageBefore + view.support + view.passageAfter}
             support={view.support}
+            scroll={!narrow}
           />
         )}
-        {view && view.page != null && (
-          <details className="doc-text-details">
-            <summary>Extracted text of page {view.page}</summary>
-            <TextView view={view} id={source.id} />
-          </details>
-        )}
+        {!narrow && pageText}
         {view && view.page == null && <TextView view={view} id={source.id} supportRef={supportRef} />}
       </div>
     </aside>

@@ -14,11 +14,14 @@ export function PdfPage({
   page,
   passage,
   support,
+  scroll = true,
 }: {
   url: string;
   page: number;
   passage: string;
   support: string;
+  /** Scroll the boxed sentence into view once drawn (not when the page's text above it holds the reader's place). */
+  scroll?: boolean;
 }) {
   const holder = useRef<HTMLDivElement | null>(null);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
@@ -73,8 +76,9 @@ export function PdfPage({
   }, [url, page, passage, support]);
 
   useEffect(() => {
-    if (status === "ready") holder.current?.querySelector(".pdf-support")?.scrollIntoView({ block: "center" });
-  }, [status, boxes]);
+    if (scroll && status === "ready")
+      holder.current?.querySelector(".pdf-support")?.scrollIntoView({ block: "center" });
+  }, [status, boxes, scroll]);
 
   return (
     <div className="pdf-page" ref={holder} data-status={typeof status === "string" ? status : "error"}>

@@ -12,6 +12,9 @@ import type {
   UploadAccepted,
 } from "./types";
 
+/** What a call says when no answer came back at all (the server stopped, or the network is down). */
+export const UNREACHABLE = "Cannot reach the Ragline server: it may have stopped or be restarting. Try again shortly.";
+
 /** A JSON call through the proxy; writes carry the CSRF header; a failure is an ApiError with the server's detail. */
 export async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const method = (init?.method ?? "GET").toUpperCase();
@@ -19,7 +22,12 @@ export async function call<T>(path: string, init?: RequestInit): Promise<T> {
     ...(init?.headers as Record<string, string> | undefined),
     ...(method === "GET" ? {} : csrfHeaders()),
   };
-  const res = await fetch(path, { cache: "no-store", ...init, headers });
+  let res: Response;
+  try {
+    res = await fetch(path, { cache: "no-store", ...init, headers });
+  } catch {
+    throw new ApiError(UNREACHABLE, 0); // the browser's own words are "Failed to fetch" (tester)
+  }
   if (!res.ok) throw new ApiError(await errorDetail(res), res.status);
   return (res.status === 204 ? undefined : await res.json()) as T;
 }

@@ -152,3 +152,22 @@ test("an answer the checks replace says 'not in the documents' and why, live and
     /passages do not state the answer/,
   );
 });
+
+test("a citation of a document deleted since shows the passage the answer was given, not an API message", async ({
+  chat,
+  page,
+}) => {
+  await chat.goto();
+  await chat.ask("@zephyr-9-service-manual.md How often must the Zephyr-9 be serviced?");
+  const answer = await chat.waitForAnswerDone();
+  // What the API answers for a deleted document (tester: the viewer showed "document '8ccb…' does not exist; GET
+  // /api/documents lists the documents").
+  const detail = "document 'gone' does not exist; GET /api/documents lists the documents";
+  await page.route("**/api/documents/*/text", (route) =>
+    route.fulfill({ status: 404, contentType: "application/json", body: JSON.stringify({ detail }) }),
+  );
+  await answer.citation("S1").click();
+  await expect(chat.viewer).toContainText("is no longer in the knowledge base");
+  await expect(chat.viewer.locator("blockquote")).toContainText("Zephyr-9");
+  await expect(chat.viewer).not.toContainText("GET /api/documents");
+});

@@ -35,6 +35,10 @@ test.describe("phone width", () => {
     const line = await name.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || 24);
     expect(box.height).toBeLessThan(1.5 * line);
     await expect(chat.viewer.getByRole("link", { name: /Open the PDF at page \d+/ })).toBeInViewport();
+    // tester: the page drawn 360 px wide is a few pixels a line; the page's text opens, at the sentence
+    const text = chat.viewer.locator("details.doc-text-details");
+    await expect(text).toHaveAttribute("open", "");
+    await expect(text.locator("mark.support")).toBeInViewport();
     await chat.screenshot("phone-pdf-citation");
   });
 

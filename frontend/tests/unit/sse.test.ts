@@ -148,3 +148,18 @@ describe("followRun", () => {
     await expect(collect(followRun("x", 0, undefined, fakeFetch))).rejects.toThrow(/does not exist/);
   });
 });
+
+describe("a call the server never answers", () => {
+  it("says the server cannot be reached instead of the browser's 'Failed to fetch'", async () => {
+    const { call, UNREACHABLE } = await import("@/lib/api");
+    const real = globalThis.fetch;
+    globalThis.fetch = (() => Promise.reject(new TypeError("Failed to fetch"))) as typeof fetch;
+    try {
+      const err = await call("/api/threads").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as Error).message).toBe(UNREACHABLE);
+    } finally {
+      globalThis.fetch = real;
+    }
+  });
+});
