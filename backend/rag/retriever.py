@@ -16,8 +16,8 @@ class Retriever(Protocol):
         variants: list[str] | None = None,
         anchors: list[str] | None = None,
     ) -> list[Source]:
-        """The k best passages for the query (fused with its variants), optionally only from named documents; a
-        passage holding one of the anchors (stemmed words) is kept below the relevance floor."""
+        """The k best passages for the query (fused with its variants), optionally only from named documents; up
+        to 2 passages holding every anchor (stemmed words) are kept below the relevance floor."""
         ...
 
     async def nearest_distance(self, query: str) -> float | None:

@@ -81,7 +81,7 @@ class HybridRetriever:
         anchors: list[str] | None = None,
     ) -> list[Source]:
         """Retriever protocol: the k best passages for the query (and its variants), optionally within documents;
-        passages holding an anchor pass the floor."""
+        up to ANCHORED passages holding every anchor pass the floor."""
         return (await asyncio.to_thread(self.run, query, k, documents, None, variants, anchors)).sources
 
     async def nearest_distance(self, query: str) -> float | None:
@@ -116,7 +116,7 @@ class HybridRetriever:
         anchors: list[str] | None = None,
     ) -> SearchResult:
         """The whole pipeline, synchronously, with per-stage timings; `budget` overrides the token budget.
-        `anchors`: stemmed words a passage among the fused candidates may hold to pass the relevance floor (a
+        `anchors`: stemmed words a passage among the fused candidates may hold all of to pass the relevance floor (a
         follow-up's new subject: "What about meals?" is a few words, and MiniLM put the meals passages at 0.27-0.29
         of the question it was asked after, under the floor of 0.3; their words are the subject's)."""
         timings: dict[str, float] = {}
