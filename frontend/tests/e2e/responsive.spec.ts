@@ -111,6 +111,10 @@ test.describe("a wide desktop window", () => {
     expect(text.x + text.width).toBeLessThanOrEqual(viewer.x);
     await markers.last().click({ timeout: 5000 }); // not covered: the click reaches the marker
     await expect(chat.viewer).toBeVisible();
+    // tester: the narrowed message box wrapped its hint to two lines and showed a scroll arrow
+    const box = chat.page.locator(".composer-input");
+    await expect(box).toHaveValue("");
+    expect(await box.evaluate((el) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(0);
     await chat.screenshot("wide-viewer-beside-answer");
   });
 });
