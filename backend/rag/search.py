@@ -5,7 +5,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from backend.contract.text import named_documents, stem, typed_content_words
+from backend.contract.text import content_words, named_documents
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex, StoredChunk
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
@@ -49,7 +49,7 @@ ANCHORED = 2  # passages at most that the anchors let past the floor, best fused
 def anchored(text: str, anchors: list[str] | None) -> bool:
     """The text holds every anchor (stemmed content words): "new employees" needs both words, not any HR passage
     that says "employee" (review)."""
-    return bool(anchors) and set(anchors) <= {stem(w) for w in typed_content_words(text)}
+    return bool(anchors) and set(anchors) <= content_words(text)
 
 
 class HybridRetriever:
