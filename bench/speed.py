@@ -25,8 +25,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from httpx_sse import aconnect_sse
-
 from bench.answers import own_items
 from bench.lib import SAMPLE_DOCS, report
 from bench.lib.llama import LlamaLog
@@ -59,16 +57,14 @@ async def ask_and_stop(base: str, thread: str, message: str) -> Turn:
     """Ask, and post the run's cancel route at the answer's STOP_AT_TOKEN-th token, as the UI's Stop button does; the
     stream is read to its end."""
     async with client() as c:
-        turn = Turn(thread_id=thread, t_send=time.monotonic())
+
+        async def stop_at_token(turn: Turn) -> None:
+            name = turn.events[-1][0]
+            if name == "token" and turn.n_tokens == STOP_AT_TOKEN:
+                await c.post(f"{base}/api/runs/{turn.events[0][1]['run_id']}/cancel")
+
         body = {"message": message, "thread_id": thread, "mode": "rag"}
-        async with aconnect_sse(c, "POST", f"{base}/api/chat/stream", json=body) as source:
-            async for sse in source.aiter_sse():
-                if not sse.data:
-                    continue
-                turn.events.append((sse.event, sse.json(), time.monotonic()))
-                if sse.event == "token" and sum(name == "token" for name, _, _ in turn.events) == STOP_AT_TOKEN:
-                    await c.post(f"{base}/api/runs/{turn.events[0][1]['run_id']}/cancel")
-        return turn
+        return await stream_turn(c, f"{base}/api/chat/stream", body, on_event=stop_at_token)
 
 
 def answer_call(turn: Turn, recorded: list[dict]) -> dict | None:

@@ -2,6 +2,7 @@
 
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
@@ -67,8 +68,11 @@ class Turn:
         return out
 
 
-async def stream_turn(client: httpx.AsyncClient, url: str, body: dict) -> Turn:
-    """POST body to the chat stream at url and time every event of the turn; failures end up in `error`."""
+async def stream_turn(
+    client: httpx.AsyncClient, url: str, body: dict, on_event: Callable[[Turn], Awaitable[None]] | None = None
+) -> Turn:
+    """POST body to the chat stream at url and time every event of the turn; failures end up in `error`.
+    `on_event` is awaited with the turn after each event is added (to act mid-stream, e.g. cancel the run)."""
     turn = Turn(thread_id=body.get("thread_id", ""), t_send=time.monotonic())
     try:
         async with aconnect_sse(client, "POST", url, json=body) as source:
@@ -79,6 +83,8 @@ async def stream_turn(client: httpx.AsyncClient, url: str, body: dict) -> Turn:
             async for sse in source.aiter_sse():
                 if sse.data:
                     turn.events.append((sse.event, sse.json(), time.monotonic()))
+                    if on_event is not None:
+                        await on_event(turn)
     except Exception as exc:  # counted as an error of this stream
         turn.error = f"{type(exc).__name__}: {exc}"
     failed = next((d for n, d, _ in turn.events if n == "error"), None)
