@@ -186,10 +186,29 @@ def reason(changes: list[dict]) -> str:
     return "; ".join(parts)
 
 
+NOT_FOUND_OPENING = "I could not find this in the documents"
+QUOTE_CHARS = 200  # at most this much of a closest sentence is quoted
+
+
 def not_found_reply(closest: list[tuple[str, str | None]]) -> str:
     """The answer when the documents do not contain one: say so and name the closest passages found."""
     if not closest:
-        return "I could not find this in the documents."
+        return f"{NOT_FOUND_OPENING}."
     where = [f"{doc} ({section})" if section else doc for doc, section in dict.fromkeys(closest)]
     listed = where[0] if len(where) == 1 else ", ".join(where[:-1]) + f" and {where[-1]}"
-    return f"I could not find this in the documents. The closest passages I found are in {listed}."
+    return f"{NOT_FOUND_OPENING}. The closest passages I found are in {listed}."
+
+
+def not_found_explained(question: str, closest: list[tuple[str, str | None, str]]) -> str:
+    """The not-found answer when the reader asks again ("why?", "are you sure?"): the closest passages' sentences
+    nearest the question, quoted, so the reader sees what the documents do say instead of the same reply."""
+    if not closest:
+        return f"{NOT_FOUND_OPENING}: no passage I found states it."
+    lines = []
+    for doc, section, sentence in closest:
+        quoted = sentence if len(sentence) <= QUOTE_CHARS else sentence[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+        lines.append(f"- {doc} ({section}): “{quoted}”" if section else f"- {doc}: “{quoted}”")
+    return (
+        f"{NOT_FOUND_OPENING}: none of the passages I found for “{question}” states it. The closest sentences are:\n\n"
+        + "\n".join(lines)
+    )

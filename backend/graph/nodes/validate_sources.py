@@ -5,7 +5,8 @@ Contract: reads `answer`, `documents`, `fresh_ids`, `intent`, `triage`; writes `
 and, when citations were repaired or nothing was supported, `answer`:
 - each supported claim cites a passage that supports it (added or re-pointed); unsupported claims cite nothing;
 - with RAG_NOT_FOUND_REPLY (default), an answer with claims of which none is supported becomes an honest
-  "I could not find this in the documents" naming the closest passages;
+  "I could not find this in the documents" naming the closest passages (asked again, "why?", quoting their
+  sentences nearest the question);
 - so does an answer with claims that the model judged does not answer the question (validation.answerable,
   written by validate_answerable when RAG_ANSWERABLE_CHECK is on);
 - and, with RAG_NOT_FOUND_REPLY, an answer that does not give the kind of thing the question asks for ("how
@@ -26,6 +27,7 @@ The spans of unsupported claims in the final answer are added by the memory node
 import asyncio
 import re
 
+import numpy as np
 from langgraph.runtime import Runtime
 
 from backend.contract.text import strip_mentions
@@ -35,12 +37,28 @@ from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
 from backend.guardrails.answer_kind import asked_kind, gives_kind
-from backend.guardrails.grounding import GroundingResult, answer_spans, check_grounding, claim_kind, figures
+from backend.guardrails.grounding import (
+    Embed,
+    GroundingResult,
+    answer_spans,
+    check_grounding,
+    claim_kind,
+    figures,
+    passage_sentences,
+)
 from backend.guardrails.premise import echoes_question, unstated_premise
-from backend.guardrails.repair import Repaired, not_found_reply, repair, strip_markup
+from backend.guardrails.repair import (
+    NOT_FOUND_OPENING,
+    Repaired,
+    not_found_explained,
+    not_found_reply,
+    repair,
+    strip_markup,
+)
 
 NODE = "validate_sources"
 CLOSEST = 2  # passages named in the not-found reply
+HEADING_WORDS = 3
 NOT_FOUND_DETAIL = {
     "model": "the model found no answer in the sources: said so, naming the passages found",
     "unsupported": "nothing in the answer is in the sources: answered that it is not found",
@@ -52,10 +70,50 @@ NOT_FOUND_DETAIL = {
 }
 
 
-def closest(documents: list[Source], fresh_ids: list[str]) -> list[tuple[str, str | None]]:
-    """The documents (and sections) of the passages retrieved for this question, best first."""
-    fresh = [d for d in documents if d["id"] in fresh_ids] or documents
-    return [(d["document"], d.get("section")) for d in fresh[:CLOSEST]]
+def closest_passages(documents: list[Source], fresh_ids: list[str]) -> list[Source]:
+    """The passages retrieved for this question, best first, as many as the not-found reply names."""
+    return ([d for d in documents if d["id"] in fresh_ids] or documents)[:CLOSEST]
+
+
+def asked_again(state: ChatState) -> bool:
+    """The reader answers a not-found reply with "why?", "are you sure?" or "explain": the same reply again would
+    tell them nothing (a tester got it three times in a row)."""
+    index = state.get("qa_index", [])
+    followup = state.get("followup") or {}
+    return followup.get("kind") == "clarification" and bool(index) and index[-1]["answer"].startswith(NOT_FOUND_OPENING)
+
+
+def unwrapped(text: str) -> str:
+    """A passage with the line breaks inside its sentences taken out: a PDF's text breaks wherever the page's lines
+    did ("… for offices of" / "up to 400 square metres."); a line that starts in lower case goes on the one before."""
+    return re.sub(r"(?<![.!?:])\n(?=[a-z0-9(])", " ", text)
+
+
+def nearest_sentences(question: str, passages: list[Source], embed: Embed) -> list[tuple[str, str | None, str]]:
+    """Each passage's sentence nearest the question by MiniLM similarity, with its document and section; a line of
+    HEADING_WORDS words or fewer is a heading ("Parking", "Zephyr-9 Quick Start"), not a sentence to quote."""
+    pieces = [
+        [s for s in passage_sentences(unwrapped(p["text"])) if len(s.split()) > HEADING_WORDS] or [p["text"]]
+        for p in passages
+    ]
+    vectors = np.asarray(embed([question, *(s for sentences in pieces for s in sentences)]), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    sims, out, at = vectors[1:] @ vectors[0], [], 0
+    for passage, sentences in zip(passages, pieces, strict=True):
+        best = sentences[int(np.argmax(sims[at : at + len(sentences)]))]
+        out.append((passage["document"], passage.get("section"), best))
+        at += len(sentences)
+    return out
+
+
+async def not_found_text(state: ChatState, runtime: Runtime[GraphDeps]) -> str:
+    """The not-found reply; asked again, the closest passages' sentences nearest the question, quoted."""
+    passages = closest_passages(state["documents"], state.get("fresh_ids", []))
+    if not asked_again(state):
+        return not_found_reply([(d["document"], d.get("section")) for d in passages])
+    question = asked(state)
+    nearest = await asyncio.to_thread(nearest_sentences, question, passages, runtime.context.embed)
+    return not_found_explained(question, nearest)
 
 
 def name_words(document: str) -> str:
@@ -98,13 +156,13 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         check["markup_removed"] = True
     why, detail = _not_found_reason(state, settings.not_found_reply, result, supported, answer, passages)
     if why is not None:
-        text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
+        text = await not_found_text(state, runtime)
         check |= {"not_found": "replaced", "not_found_reason": why, "original_text": original, **detail}
         named = check.get("asked_for") or ", ".join(check.get("unstated", []))
         return _out(runtime, check, text, NOT_FOUND_DETAIL[why].format(kind=named))
     if not result.claims and any(s.not_found for s in result.sentences):
         check["not_found"] = "model"
-        text = not_found_reply(closest(docs, state.get("fresh_ids", [])))
+        text = await not_found_text(state, runtime)
         if answer != text:  # in the one wording that names what was found, not the model's (which may echo the
             check["original_text"] = original  # prompt's example: "they cover servicing [S1] and badges [S2]")
             return _out(runtime, check, text, NOT_FOUND_DETAIL["model"])

@@ -311,3 +311,28 @@ async def test_an_answer_that_only_restates_the_question_becomes_an_honest_not_f
     assert stored["content"] == done["answer"] and stored["validation"]["sources"]["not_found_reason"] == (
         "restates_question"
     )
+
+
+async def test_asked_why_after_a_not_found_reply_quotes_the_closest_sentences_instead_of_repeating_it(app, client):
+    app.state.services.deps.chat_model = Invents()
+    question = "@zephyr-9-service-manual what refrigerant does the Zephyr-9 use?"
+    first_reply = (await ask(client, question, "g9"))[-1][1]["answer"]
+    assert first_reply.startswith("I could not find this in the documents. The closest passages I found are in")
+    for again in ("why?", "Are you sure?"):
+        events = await ask(client, again, "g9")
+        done = events[-1][1]
+        assert done["answer"] != first_reply and done["validation"]["sources"]["not_found"] == "replaced"
+        opening, quotes = done["answer"].split("\n\n")
+        assert opening == (
+            "I could not find this in the documents: none of the passages I found for “what refrigerant does the "
+            "Zephyr-9 use?” states it. The closest sentences are:"
+        )
+        shown = (await client.get("/api/threads/g9/memory")).json()["ledger"]
+        lines = quotes.split("\n")
+        assert len(lines) == 2 and all(line.startswith("- zephyr-9-service-manual.md (") for line in lines)
+        for line in lines:  # each quotes a sentence of a passage the turn found, not the section heading alone
+            quoted = line.split("“", 1)[1].rstrip("”")
+            assert len(quoted.split()) > 3 and any(quoted in s["snippet"] for s in shown), line
+    # a question of its own after the not-found reply gets the short reply, as any question does
+    events = await ask(client, "@zephyr-9-service-manual what refrigerant gas is inside the unit?", "g9")
+    assert events[-1][1]["answer"].startswith("I could not find this in the documents. The closest passages")

@@ -3,7 +3,7 @@
 import pytest
 
 from backend.guardrails.grounding import check_grounding
-from backend.guardrails.repair import not_found_reply, reason, repair, strip_markup
+from backend.guardrails.repair import QUOTE_CHARS, not_found_explained, not_found_reply, reason, repair, strip_markup
 
 PASSAGES = {
     "S1": "Full-time employees receive 28 days of paid annual leave per year. Up to 5 unused days can be carried "
@@ -77,6 +77,20 @@ def test_not_found_reply_names_the_closest_passages():
     reply = not_found_reply([("zephyr-9-service-manual.md", "Warranty"), ("zephyr-9-quick-start.pdf", None)])
     assert reply.startswith("I could not find this in the documents.")
     assert "zephyr-9-service-manual.md (Warranty) and zephyr-9-quick-start.pdf" in reply
+
+
+def test_not_found_explained_quotes_each_closest_sentence_and_cuts_a_long_one_at_a_word():
+    long = "Guests " + "park in the four visitor spaces next to the entrance and " * 6 + "sign in."
+    reply = not_found_explained(
+        "How long can guests park?",
+        [("office-guide.html", "Parking", long), ("travel-policy.pdf", None, "Taxis are reimbursed late at night.")],
+    )
+    opening, quotes = reply.split("\n\n")
+    assert opening.startswith("I could not find this in the documents: none of the passages I found for “How long")
+    first, second = quotes.split("\n")
+    quoted = first.removeprefix("- office-guide.html (Parking): “").removesuffix("…”")
+    assert long.startswith(quoted + " ") and len(quoted) < QUOTE_CHARS  # cut between two words
+    assert second == "- travel-policy.pdf: “Taxis are reimbursed late at night.”"
 
 
 @pytest.mark.parametrize(

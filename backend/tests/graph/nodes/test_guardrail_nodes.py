@@ -1,4 +1,5 @@
 import asyncio
+import re
 import time
 
 from backend.graph.nodes.guardrail_input import guardrail_input
@@ -6,7 +7,7 @@ from backend.graph.nodes.guardrail_output import guardrail_output
 from backend.graph.nodes.triage_faq import triage_faq
 from backend.graph.nodes.triage_intent import triage_intent
 from backend.graph.nodes.triage_relevance import triage_relevance
-from backend.graph.nodes.validate_sources import validate_sources
+from backend.graph.nodes.validate_sources import nearest_sentences, validate_sources
 from backend.graph.nodes.validate_tone import validate_tone
 from backend.guardrails.faq import FaqEntry
 from backend.tests.fakes import FakeRetriever, applied, runtime, source, turn_state
@@ -204,3 +205,24 @@ async def test_guardrail_output_lets_an_answer_follow_the_prompts_example_but_no
         out = await run(guardrail_output, state, runtime(prompt_style="example"))
         assert out["validation"]["output_guardrail"]["safe"] is safe, answer
         assert (out["answer"] == answer) is safe
+
+
+def words_embed(texts: list[str]) -> list[list[float]]:
+    """Fake embedding (not MiniLM): a bag of the words of a small vocabulary, enough to rank sentences by overlap."""
+    vocabulary = ["offices", "square", "metres", "serviced", "yearly", "quick", "start"]
+    return [[float(w in re.findall(r"\w+", t.lower())) for w in vocabulary] + [0.01] for t in texts]
+
+
+def test_the_sentence_quoted_from_a_pdf_passage_is_whole_not_cut_at_its_line_break_nor_its_title():
+    text = (
+        "Zephyr-9 Quick Start\nThe Zephyr-9 is a ventilation unit for offices of\nup to 400 square metres. It "
+        "is\nserviced yearly by an engineer."
+    )
+    passage = source("S1", "zephyr-9-quick-start.pdf", text)
+    [(document, section, sentence)] = nearest_sentences(
+        "For how many square metres of offices?", [passage], words_embed
+    )
+    assert (document, section) == ("zephyr-9-quick-start.pdf", None)
+    assert sentence == "The Zephyr-9 is a ventilation unit for offices of up to 400 square metres."
+    [(_, _, sentence)] = nearest_sentences("Zephyr-9 quick start: how is it serviced?", [passage], words_embed)
+    assert sentence == "It is serviced yearly by an engineer."  # the title shares more words, but is no sentence
