@@ -108,7 +108,7 @@ CHECK_LAST_ANSWER = (
 CONVERSATION_INDEX = """<conversation_index>
 {lines}
 </conversation_index>
-Use the conversation index above to say what was discussed earlier in this conversation.
+Use the conversation index above to say what was discussed earlier in this conversation; where it shows what was answered, repeat that answer and add nothing to it.
 
 """
 

@@ -37,6 +37,25 @@ PAST_CONVERSATION_RE = re.compile(
     r"(so far|earlier|before) in (this|our) (conversation|chat)|what did we \w+ (earlier|before|so far))\b",
     re.IGNORECASE,
 )
+# "Disregard my previous question. What are the core hours?" sets the conversation aside and asks something new.
+DISMISSED_RE = re.compile(
+    r"\b(disregard|ignore|forget( about)?|never ?mind|scratch|skip|drop)\s+(my|the|your|that|this)\s+"
+    r"(previous|last|earlier|other)\s+(question|answer|message|request)s?\b",
+    re.IGNORECASE,
+)
+# What a question about the conversation asks with, not what about: "what did you say about contractors earlier?"
+CONVERSATION_WORDS = word_set(
+    "what which did have we i you discuss discussed talk talked cover covered ask asked say said mention mentioned "
+    "tell told previous previously question questions answer answers far earlier before conversation chat"
+)
+
+
+def about_conversation(question: str) -> bool:
+    """Whether the question asks about the conversation itself ("What did we discuss?", "what did you say about
+    contractors earlier?"), not one that sets it aside ("Disregard my previous question. What are …?")."""
+    return bool(PAST_CONVERSATION_RE.search(DISMISSED_RE.sub(" ", question)))
+
+
 ENTITY_RE = re.compile(
     r"\b[A-Z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+\b"  # Zephyr-9, IT-Security
     r"|\b[A-Z]\d+\b"  # E7
@@ -119,7 +138,7 @@ def new_subject(question: str, history_text: str) -> list[str]:
     """A whole question ("What is the parental leave policy?", not "and during probation?") most of whose content
     words, and at least MIN_NEW_WORDS, the recent conversation never used: those words (stemmed); [] otherwise.
     Such a short question is a new topic, not a follow-up with its subject left out."""
-    if not QUESTION_OPENER.match(question) or HYPOTHETICAL.match(question) or PAST_CONVERSATION_RE.search(question):
+    if not QUESTION_OPENER.match(question) or HYPOTHETICAL.match(question) or about_conversation(question):
         return []  # a fragment, "what if …?", or a question about the conversation itself ("What did we discuss?")
     stems, unseen = content_stems(question), new_words(question, history_text)
     return unseen if len(unseen) >= MIN_NEW_WORDS and 2 * len(unseen) > len(stems) else []

@@ -9,7 +9,8 @@ from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, T
 from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime
 
-from backend.contract.text import mentions, strip_mentions
+from backend.contract.citations import CITATION_RE
+from backend.contract.text import content_words, mentions, stem, strip_mentions
 from backend.contract.types import Source
 from backend.graph.deps import GraphDeps
 from backend.graph.history import prefix, shown_ids, window
@@ -26,7 +27,7 @@ from backend.graph.prompts import (
 )
 from backend.graph.report import report
 from backend.graph.state import ChatState, SentPrompt
-from backend.memory.followup import CONFIRM_RE, PAST_CONVERSATION_RE
+from backend.memory.followup import CONFIRM_RE, CONVERSATION_WORDS, about_conversation
 from backend.memory.tools import MAX_TOOL_ROUNDS, ToolFindings, make_tools
 from backend.settings import Settings
 
@@ -47,13 +48,19 @@ def format_sources(sources: list[Source]) -> str:
 
 
 def conversation_index(state: ChatState) -> str:
-    """The Q&A index, when the question is about the conversation itself."""
+    """The Q&A index, when the question is about the conversation itself; an exchange about what the question asks
+    after ("what did you say about contractors earlier?") comes with the answer given, which the model otherwise
+    made up (a tester got "12 months, the same as for regular employees" for "2 weeks")."""
     index = state.get("qa_index", []) if state.get("use_memory", True) else []
-    if not index or not PAST_CONVERSATION_RE.search(state["question"]):
+    if not index or not about_conversation(state["question"]):
         return ""
-    return CONVERSATION_INDEX.format(
-        lines="\n".join(f"#{e['id']} [{', '.join(e['topics'])}] {e['question']}" for e in index)
-    )
+    subject = content_words(state["question"]) - {stem(w) for w in CONVERSATION_WORDS}
+    lines = []
+    for e in index:
+        lines.append(f"#{e['id']} [{', '.join(e['topics'])}] {e['question']}")
+        if subject & content_words(f"{e['question']} {e.get('answer', '')}"):
+            lines.append(f"   answered: {' '.join(CITATION_RE.sub(' ', e['answer']).split())}")
+    return CONVERSATION_INDEX.format(lines="\n".join(lines))
 
 
 def about_asker(state: ChatState, settings: Settings, context: str) -> str:

@@ -14,7 +14,7 @@ from backend.graph.prompts import INTENT
 from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided, short_circuit
-from backend.memory.followup import PAST_CONVERSATION_RE, FollowUp, detect
+from backend.memory.followup import FollowUp, about_conversation, detect
 from backend.rag.mentions import resolve
 
 NODE = "router"
@@ -65,7 +65,7 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
         return {**_decide("rag", reason, scope), "scope_source": "carried"}
     if mode != "auto":
         return _decide(mode, f"mode is {mode}")
-    if PAST_CONVERSATION_RE.search(question):
+    if about_conversation(question):
         return _decide("chat", "asks about this conversation")
     if followup.is_followup and state.get("last_intent") == "rag":
         return _decide("rag", f"follow-up to an answer from the documents ({followup.reason})")

@@ -104,6 +104,23 @@ def test_questions_about_the_conversation_are_told_apart_from_document_questions
 
 
 @pytest.mark.parametrize(
+    ("question", "about"),
+    [
+        ("Disregard my previous question. What are the core hours?", False),
+        ("ignore the last answer, how many leave days do I get?", False),
+        ("Never mind my earlier question; where is the kitchen?", False),
+        ("What was my previous question?", True),
+        ("what did you say about contractors earlier?", True),
+        ("Forget it. What did we discuss so far?", True),
+    ],
+)
+def test_a_question_that_sets_the_conversation_aside_is_not_about_it(question, about):
+    from backend.memory.followup import about_conversation
+
+    assert about_conversation(question) is about
+
+
+@pytest.mark.parametrize(
     ("question", "previous", "whole"),
     [
         (

@@ -112,3 +112,22 @@ async def test_questions_about_the_past_get_the_index_and_memory_off_gets_no_his
     quiet = ScriptedChatModel()
     await generate({**state, "question": "hello", "use_memory": False}, runtime(quiet))
     assert quiet.calls[0][-1].text == "hello" and len(quiet.calls[0]) == 2  # no history, no memory notes
+
+
+async def test_asked_what_was_said_about_a_subject_the_index_carries_the_answers_given_about_it():
+    model = ScriptedChatModel()
+    index = [
+        {"id": 1, "question": "What is the notice period?", "topics": ["notice"], "answer": "2 months [S1]."},
+        {
+            "id": 2,
+            "question": "and for contractors?",
+            "topics": ["contractors"],
+            "answer": "Contractors must give 2 weeks of notice unless their agreement says otherwise [S1].",
+        },
+        {"id": 3, "question": "How long is probation?", "topics": ["probation"], "answer": "6 months [S2]."},
+    ]
+    state = {"question": "what did you say about contractors earlier?", "intent": "chat", "qa_index": index}
+    await generate(state, runtime(model))
+    sent = model.calls[0][-1].text
+    assert "#2 [contractors] and for contractors?\n   answered: Contractors must give 2 weeks of notice unless " in sent
+    assert "[S1]" not in sent and "6 months" not in sent and "2 months" not in sent  # only the exchange asked about
