@@ -50,6 +50,7 @@ from backend.contract.openai import (
 )
 from backend.contract.types import PublicSource
 from backend.rag.chunking import estimate_tokens
+from backend.streaming import OPENAI_ERROR_CODES, error_status
 
 DONE_LINE = "[DONE]"
 TEXT_PART = "text"
@@ -198,7 +199,10 @@ def blocked(done: DoneEvent | None) -> Blocked | None:
 
 def error_body(event: ErrorEvent) -> OpenAIError:
     """A failed turn as an OpenAI error."""
-    return OpenAIError(error=OpenAIErrorDetail(message=event.message, type="server_error", code=event.code))
+    kind = "server_error" if error_status(event) >= 500 else "invalid_request_error"
+    return OpenAIError(
+        error=OpenAIErrorDetail(message=event.message, type=kind, code=OPENAI_ERROR_CODES.get(event.code, event.code))
+    )
 
 
 def _status_line(event: StatusEvent) -> StatusLine:

@@ -47,6 +47,30 @@ TIMEOUTS = ("APITimeoutError", "TimeoutException", "ConnectTimeout", "ReadTimeou
 UNREACHABLE = ("APIConnectionError", "ConnectError")
 BROKEN_STREAM = ("RemoteProtocolError", "ReadError")  # the server hung up mid-answer
 MODEL_ERRORS = ("ResponseError", "APIError", "APIStatusError", "BadRequestError", "InternalServerError")
+# The prompt does not fit the model's context: llama.cpp's server ("request (4993 tokens) exceeds the available
+# context size (4096 tokens)") and OpenAI-compatible servers ("maximum context length is 4096 tokens. However, you
+# requested 4993 tokens"), the numbers in either order.
+TOO_LONG_RE = re.compile(
+    r"\((?P<asked>\d+) tokens\) exceeds the available context size \((?P<fits>\d+) tokens\)"
+    r"|maximum context length is (?P<fits2>\d+) tokens.{0,80}?requested (?P<asked2>\d+) tokens"
+    r"|exceeds the available context size|maximum context length|context length exceeded",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def too_long(exc: BaseException) -> ErrorEvent | None:
+    """The error for a prompt longer than the model's context (a long pasted text), in the reader's terms: what to
+    shorten, not the server's message (a tester pasted a 9,110-character log and got llama.cpp's error)."""
+    found = TOO_LONG_RE.search(str(exc))
+    if found is None:
+        return None
+    asked, fits = found.group("asked") or found.group("asked2"), found.group("fits") or found.group("fits2")
+    size = f" ({int(asked):,} tokens; it reads at most {int(fits):,})" if asked and fits else ""
+    return ErrorEvent(
+        code="too_long",
+        message=f"The message, with the passages found for it, is too long for the model{size}. Shorten the message, "
+        "for example by pasting only the part of the text the question is about.",
+    )
 
 
 def _request_url(exc: BaseException) -> str:
@@ -84,6 +108,15 @@ def _named(exc: BaseException, names: tuple[str, ...]) -> bool:
     return False
 
 
+def error_status(event: ErrorEvent) -> int:
+    """The HTTP status of a failed turn for the JSON APIs: the request's fault (too long) is a 4xx."""
+    return {"model_unreachable": 503, "too_long": 413}.get(event.code, 502)
+
+
+# OpenAI's code for a prompt longer than the model's context, which clients such as LibreChat recognise
+OPENAI_ERROR_CODES = {"too_long": "context_length_exceeded"}
+
+
 def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
     """A client-safe error payload saying what failed, naming the model server, and what to check."""
     settings = deps.settings
@@ -96,6 +129,8 @@ def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
     if _named(exc, UNREACHABLE) or isinstance(exc, ConnectionError):
         check = f"Check that it is running and that {setting} points at it." if setting else "See the server log."
         return ErrorEvent(code="model_unreachable", message=f"Could not reach {server}. {check}")
+    if _named(exc, MODEL_ERRORS) and (event := too_long(exc)) is not None:
+        return event
     if _named(exc, MODEL_ERRORS):
         return ErrorEvent(code="model_error", message=f"{server[0].upper()}{server[1:]} reported an error: {exc}")
     return ErrorEvent(code="internal_error", message=f"The turn failed ({type(exc).__name__}); see the server log.")

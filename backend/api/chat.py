@@ -18,6 +18,7 @@ from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
 from backend.runs.live import LiveRun
+from backend.streaming import error_status
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["chat"])
@@ -141,7 +142,7 @@ async def _collect(turn: AsyncIterator) -> ChatResponse:
     async with aclosing(turn):
         async for event in turn:  # consumed to the end, so the summary update is scheduled
             if isinstance(event, ErrorEvent):
-                raise HTTPException(503 if event.code == "model_unreachable" else 502, event.message)
+                raise HTTPException(error_status(event), event.message)
             if isinstance(event, SourcesEvent):
                 sources = event.sources
             if isinstance(event, DoneEvent):

@@ -42,6 +42,7 @@ from backend.contract.openai import (
 from backend.contract.text import THREAD_ID_PATTERN
 from backend.contract.types import Mode
 from backend.rag.mentions import resolve_one
+from backend.streaming import OPENAI_ERROR_CODES, error_status
 
 log = logging.getLogger(__name__)
 MODEL_AUTO, MODEL_CHAT, DOCUMENT_PREFIX = "ragline", "ragline-chat", "ragline:"
@@ -234,8 +235,9 @@ async def chat_completions(
     except ClientLeft:
         return Response(status_code=499)  # nobody reads it: nginx's "client closed request"
     if writer.error:
-        status = 503 if writer.error.code == "model_unreachable" else 502
-        return openai_error(status, writer.error.message, code=writer.error.code)
+        status = error_status(writer.error)  # OpenAI answers a prompt too long for the model with a 400
+        code = OPENAI_ERROR_CODES.get(writer.error.code, writer.error.code)
+        return openai_error(400 if status == 413 else status, writer.error.message, code=code)
     if writer.done is None:
         return openai_error(502, "the turn ended without an answer", code="internal_error")
     await services.conversations.remember_keys(writer.keys(), thread.thread_id, now())

@@ -172,3 +172,24 @@ def test_spaces_a_removed_marker_leaves_at_a_line_end_are_no_replacement():
               "route_reason": "", "scope": None, "triage": None, "validation": None}  # fmt: skip
     events = final_events(record, "- tea\n- coffee", "t")
     assert [type(e).__name__ for e in events] == ["DoneEvent"]
+
+
+def bad_request(message: str) -> Exception:
+    import openai
+
+    response = httpx.Response(400, request=httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions"))
+    return openai.BadRequestError(message, response=response, body=None)
+
+
+def test_describe_error_a_prompt_longer_than_the_context_says_to_shorten_the_message_with_the_sizes():
+    llama = (
+        "Error code: 400 - request (4993 tokens) exceeds the available context size (4096 tokens), try increasing it"
+    )
+    err = describe_error(bad_request(llama), deps(llm_backend="embedded"))
+    assert err.code == "too_long" and "(4,993 tokens; it reads at most 4,096)" in err.message
+    assert "Shorten the message" in err.message and "llama.cpp" not in err.message
+    vllm = "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens in the messages."
+    err = describe_error(bad_request(vllm), deps(llm_backend="embedded"))
+    assert err.code == "too_long" and "(9,000 tokens; it reads at most 8,192)" in err.message
+    other = describe_error(bad_request("Error code: 400 - invalid grammar"), deps(llm_backend="embedded"))
+    assert other.code == "model_error"

@@ -23,6 +23,8 @@ function errorTitle(code: string | undefined): string {
       return "The model is unreachable";
     case "model_error":
       return "The model reported an error";
+    case "too_long":
+      return "This message is too long for the model";
     default:
       return "Something went wrong";
   }

@@ -194,3 +194,34 @@ def test_stop_ends_the_embedded_models_generation_and_keeps_the_partial_answer(l
     # alone; /slots, polled here, answers only between batches). Here: every stopped answer ended well short of the
     # 200 tokens it would have run to.
     assert most < 150, (ms, most)
+
+
+def test_a_pasted_text_too_long_for_the_models_context_is_a_clear_4xx_and_nothing_is_stored(live):
+    """A log pasted with a question, under the message limit but longer than the 0.5B model's 2,048-token context
+    here: llama.cpp refuses the prompt; the stream ends with `too_long` saying to shorten the message, /api/chat
+    answers 413 and /v1 (the openai SDK) 400 `context_length_exceeded`; the thread the stream named was never
+    stored (only whole turns are) and the server answers the next question."""
+    import openai
+
+    url, _ = live
+    log = "\n".join(
+        f"2026-11-27 09:{i % 60:02d}:11 printer-3 spooler job {4000 + i} state=held code=E{i % 9}" for i in range(120)
+    )
+    message = f"{log}\n\nWhy does the printer hold the jobs?"
+    assert len(message) < 16000  # RAG_MAX_MESSAGE_CHARS accepts it
+    with httpx.Client(base_url=url, timeout=300) as client:
+        events = parse_sse(client.post("/api/chat/stream", json={"message": message, "mode": "rag"}))
+        name, error = events[-1]
+        assert name == "error" and error["code"] == "too_long", events[-1]
+        assert re.search(r"too long for the model \([\d,]+ tokens; it reads at most 2,048\)", error["message"])
+        assert "llama.cpp" not in error["message"] and "Shorten the message" in error["message"]
+        thread = events[0][1]["thread_id"]
+        assert client.get(f"/api/threads/{thread}").status_code == 404  # never created: no turn of it was stored
+        rejected = client.post("/api/chat", json={"message": message, "mode": "rag"})
+        assert rejected.status_code == 413 and "Shorten the message" in rejected.json()["detail"]
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=300)
+        with pytest.raises(openai.BadRequestError) as refused:
+            sdk.chat.completions.create(model="ragline", messages=[{"role": "user", "content": message}])
+        assert refused.value.code == "context_length_exceeded" and "Shorten the message" in refused.value.message
+        after = client.post("/api/chat", json={"message": "How often must the Zephyr-9 be serviced?", "mode": "rag"})
+        assert after.status_code == 200 and after.json()["answer"]
