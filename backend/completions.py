@@ -264,6 +264,25 @@ class TurnWriter:
             blocked=blocked(self.done),
         )
 
+    def correction(self) -> str:
+        """What a stream adds to its content when the checked answer says something else than the tokens sent: a
+        client that ignores `ragline.replace` (the SDK, LibreChat, Open WebUI) showed an invented fact as the answer
+        (a tester: a launch codename no document the asker may read holds). Said for a not-found reply, a
+        no-passage lead or reply, and an answer the output guardrail replaced; not for repaired citations or tone."""
+        if self.done is None or self.replace is None:
+            return ""
+        check, answer = (self.done.validation or {}).get("sources") or {}, self.done.answer
+        original = check.get("original_text") or ""
+        if check.get("not_found") == "no_passages" and original and answer.endswith(original):
+            text = answer[: -len(original)].strip()  # the lead alone: the answer itself was sent
+        else:
+            guard = blocked(self.done)
+            not_found = check.get("not_found") == "replaced" or (check.get("not_found") == "no_passages" and original)
+            if not not_found and (guard is None or guard.stage != "output"):
+                return ""
+            text = answer
+        return f"\n\n---\n**Correction:** {text}" if text else ""
+
     @property
     def finish_reason(self) -> FinishReason:
         """content_filter when a guardrail blocked the question or replaced the answer (OpenAI's value), else stop."""
@@ -301,7 +320,8 @@ class TurnWriter:
         if isinstance(event, DoneEvent):
             notes = annotations(self.answer, self.sources, self.base_url)
             last = self.chunk(Delta(annotations=notes or None), finish_reason=self.finish_reason, ragline=self.info())
-            out = [last.model_dump_json()]
+            fix = self.correction()
+            out = [*([self.chunk(Delta(content=fix)).model_dump_json()] if fix else []), last.model_dump_json()]
             if include_usage:  # OpenAI's usage chunk: after the last choice, with no choices
                 used = usage(self.conversation.question, self.answer, self.done)
                 tail = ChatCompletionChunk(id=self.id, created=self.created, model=self.model, choices=[], usage=used)
@@ -311,4 +331,5 @@ class TurnWriter:
 
     def keys(self) -> list[str]:
         """The conversation keys of the completed turn: with the final answer, and with the streamed text."""
-        return keys_after(self.conversation, [self.answer, "".join(self.streamed)])
+        streamed = "".join(self.streamed)
+        return keys_after(self.conversation, [self.answer, streamed, streamed + self.correction()])

@@ -266,9 +266,35 @@ def test_replaced_answer_is_the_completion_and_the_stream_last_chunk_says_replac
         chunks = list(client.chat.completions.create(**request, stream=True))
     assert completion.choices[0].message.content == "Two months [S1] and."
     assert completion.model_extra["ragline"]["replace"]["text"] == "Two months [S1] and."
-    assert "".join(c.choices[0].delta.content or "" for c in chunks) == reply
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == reply  # a citation repair adds no correction
     replace = chunks[-1].model_extra["ragline"]["replace"]
     assert replace["text"] == "Two months [S1] and." and "S42" in replace["reason"]
+
+
+class InventsARefrigerant(ScriptedChatModel):
+    """Fake model whose whole answer is invented (no sample document names a refrigerant)."""
+
+    def reply(self, messages) -> str:
+        return "The Zephyr-9 uses R-410A refrigerant [S1]."
+
+
+def test_a_streamed_answer_replaced_as_not_found_ends_with_the_correction_in_the_content(live, client):
+    """A client that shows only the content (the SDK, LibreChat, Open WebUI) is not left with the invented answer:
+    the stream's content ends with the correction, and that content, sent back as history, continues the thread."""
+    _, app = live
+    question = user("@zephyr-9-service-manual what refrigerant does the Zephyr-9 use?")
+    with chat_model(app, InventsARefrigerant()):
+        chunks = list(client.chat.completions.create(model="ragline", messages=[question], stream=True))
+        content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        ragline = chunks[-1].model_extra["ragline"]
+        invented, correction = content.split("\n\n---\n")
+        assert invented == "The Zephyr-9 uses R-410A refrigerant [S1]."
+        assert correction == f"**Correction:** {ragline['replace']['text']}"
+        assert correction.startswith("**Correction:** I could not find this in the documents.")
+        again = [question, {"role": "assistant", "content": content}, user("why?")]
+        follow = client.chat.completions.create(model="ragline", messages=again)
+    assert follow.model_extra["ragline"]["thread_id"] == ragline["thread_id"]
+    assert follow.model_extra["ragline"]["thread_from"] == "history"
 
 
 def test_blocked_question_finishes_with_content_filter_and_says_which_guardrail(client):
