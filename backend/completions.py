@@ -285,8 +285,13 @@ class TurnWriter:
 
     @property
     def finish_reason(self) -> FinishReason:
-        """content_filter when a guardrail blocked the question or replaced the answer (OpenAI's value), else stop."""
-        return "content_filter" if blocked(self.done) else "stop"
+        """content_filter when a guardrail blocked the question or replaced the answer (OpenAI's value); length when
+        the model stopped at RAG_MAX_ANSWER_TOKENS and the answer was kept; else stop."""
+        if blocked(self.done):
+            return "content_filter"
+        validation = (self.done.validation if self.done else None) or {}
+        cut = (validation.get("length") or {}).get("cut") and not (validation.get("sources") or {}).get("not_found")
+        return "length" if cut else "stop"
 
     def completion(self) -> ChatCompletion:
         """The whole answer as one completion (after the done event)."""

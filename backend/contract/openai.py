@@ -13,7 +13,8 @@ from backend.contract.types import PublicSource
 
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
 ThreadFrom = Literal["header", "metadata", "chat_id_header", "history", "new"]
-FinishReason = Literal["stop", "content_filter"]  # content_filter: a guardrail blocked the question or the answer
+FinishReason = Literal["stop", "length", "content_filter"]  # content_filter: a guardrail blocked the question or the
+# answer; length: the answer stopped at RAG_MAX_ANSWER_TOKENS
 
 
 def _none(value: Any) -> bool:

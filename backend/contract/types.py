@@ -98,6 +98,13 @@ class AnswerableCheck(TypedDict):
     ms: float  # how long the verdict took
 
 
+class LengthCheck(TypedDict):
+    """The model stopped at the answer's length limit (RAG_MAX_ANSWER_TOKENS), mid-way, not where it meant to."""
+
+    cut: bool
+    max_tokens: int
+
+
 class ToneCheck(TypedDict):
     """House tone rules applied to the answer."""
 
@@ -126,6 +133,7 @@ class Validation(TypedDict, total=False):
 
     input: InputCheck
     answerable: AnswerableCheck
+    length: LengthCheck
     sources: SourcesCheck
     tone: ToneCheck
     output_guardrail: OutputCheck

@@ -1336,7 +1336,7 @@ export interface components {
              * @default stop
              * @enum {string}
              */
-            finish_reason: "stop" | "content_filter";
+            finish_reason: "stop" | "length" | "content_filter";
             /**
              * Index
              * @default 0
@@ -1356,7 +1356,7 @@ export interface components {
              * Finish Reason
              * @default null
              */
-            finish_reason: ("stop" | "content_filter") | null;
+            finish_reason: ("stop" | "length" | "content_filter") | null;
             /**
              * Index
              * @default 0
@@ -1878,6 +1878,16 @@ export interface components {
              * @default false
              */
             read_only: boolean;
+        };
+        /**
+         * LengthCheck
+         * @description The model stopped at the answer's length limit (RAG_MAX_ANSWER_TOKENS), mid-way, not where it meant to.
+         */
+        LengthCheck: {
+            /** Cut */
+            cut: boolean;
+            /** Max Tokens */
+            max_tokens: number;
         };
         /**
          * LoginRequest
@@ -2647,6 +2657,7 @@ export interface components {
             answerable?: components["schemas"]["AnswerableCheck"];
             citations?: components["schemas"]["CitationCheck"];
             input?: components["schemas"]["InputCheck"];
+            length?: components["schemas"]["LengthCheck"];
             output_guardrail?: components["schemas"]["OutputCheck"];
             sources?: components["schemas"]["SourcesCheck"];
             tone?: components["schemas"]["ToneCheck"];

@@ -91,6 +91,13 @@ function validationBadges(validation: Validation): Badge[] {
         : "some sentences are not supported by the sources",
     });
   }
+  if (validation.length?.cut && !sources?.not_found) {
+    out.push({
+      label: "cut short",
+      tone: "warn",
+      title: `The answer reached its length limit (${validation.length.max_tokens} tokens) and stops mid-way: ask for one part of it at a time.`,
+    });
+  }
   if (validation.input?.categories.some((c) => c.startsWith("pii:"))) {
     out.push({ label: "PII redacted", tone: "warn" });
   }

@@ -1,8 +1,9 @@
 """generator: write the answer after the prompt's stable prefix, streaming tokens.
 
 Contract: reads the question, `documents`, `intent`, the memory keys; writes `answer`, `sent` (the user message
-exactly as sent and the window it followed, for the transcript) and, with tools, `documents`. The user message
-holds only passages the window does not already show, then the question (see graph/history.py).
+exactly as sent and the window it followed, for the transcript), with tools `documents`, and `validation.length`
+when the model stopped at RAG_MAX_ANSWER_TOKENS. The user message holds only passages the window does not already
+show, then the question (see graph/history.py).
 """
 
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
@@ -11,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from backend.contract.citations import CITATION_RE
 from backend.contract.text import content_words, mentions, stem, strip_mentions
-from backend.contract.types import Source
+from backend.contract.types import LengthCheck, Source
 from backend.graph.deps import GraphDeps
 from backend.graph.history import prefix, shown_ids, window
 from backend.graph.model import chat_model
@@ -112,21 +113,38 @@ async def generate(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     text, ids = user_message(state, deps.settings, deps.user_context)
     prompt = [*prefix(state, deps.settings), HumanMessage(content=text)]
     if deps.settings.uses_tools and state.get("use_memory", True):
-        out = await _generate_with_tools(state, runtime, prompt)
+        out, cut = await _generate_with_tools(state, runtime, prompt)
     else:
-        out = {"answer": await _stream_text(await chat_model(runtime, NODE), prompt)}
+        answer, cut = await _stream_text(await chat_model(runtime, NODE), prompt)
+        out = {"answer": answer}
+    if cut:  # a tester's long answer ended mid-sentence, marked complete and grounded, with no sign of it
+        out["validation"] = {"length": LengthCheck(cut=True, max_tokens=deps.settings.max_answer_tokens)}
     win = window(state, deps.settings)
     sent = SentPrompt(prompt=text, sources=ids, window_start=win.start, window_note=win.note)
     return {**out, "sent": sent, **report(runtime, NODE)}
 
 
-async def _stream_text(model: Runnable, prompt: list[BaseMessage]) -> str:
-    parts = [chunk.text async for chunk in model.astream(prompt)]
-    return "".join(parts).strip()
+def stopped_at_length(chunk: BaseMessage) -> bool:
+    """Whether the model's last chunk says it reached the token limit (OpenAI-compatible servers and llama.cpp
+    `finish_reason`, Ollama `done_reason`)."""
+    meta = chunk.response_metadata or {}
+    return "length" in (meta.get("finish_reason"), meta.get("done_reason"))
 
 
-async def _generate_with_tools(state: ChatState, runtime: Runtime[GraphDeps], prompt: list[BaseMessage]) -> dict:
-    """At most MAX_TOOL_ROUNDS rounds of tool calls, then the answer; text of every round streams as it comes."""
+async def _stream_text(model: Runnable, prompt: list[BaseMessage]) -> tuple[str, bool]:
+    """The streamed answer, and whether it stopped at the length limit."""
+    parts, cut = [], False
+    async for chunk in model.astream(prompt):
+        parts.append(chunk.text)
+        cut = cut or stopped_at_length(chunk)
+    return "".join(parts).strip(), cut
+
+
+async def _generate_with_tools(
+    state: ChatState, runtime: Runtime[GraphDeps], prompt: list[BaseMessage]
+) -> tuple[dict, bool]:
+    """At most MAX_TOOL_ROUNDS rounds of tool calls, then the answer (and whether it stopped at the length limit);
+    text of every round streams as it comes."""
     deps = runtime.context
     findings = ToolFindings(sources=list(state.get("documents", [])))
     tools = make_tools(state, deps.retriever, deps.settings.retrieval_top_k, findings)
@@ -137,9 +155,11 @@ async def _generate_with_tools(state: ChatState, runtime: Runtime[GraphDeps], pr
         async for chunk in model.astream(messages):
             reply = chunk if reply is None else reply + chunk
         if reply is None or not reply.tool_calls:
-            return {"answer": reply.text.strip() if reply else "", "documents": findings.sources}
+            answer = {"answer": reply.text.strip() if reply else "", "documents": findings.sources}
+            return answer, reply is not None and stopped_at_length(reply)
         messages.append(reply)
         for call in reply.tool_calls:
             result = await by_name[call["name"]].ainvoke(call["args"]) if call["name"] in by_name else "unknown tool"
             messages.append(ToolMessage(content=str(result), tool_call_id=call["id"]))
-    return {"answer": await _stream_text(await chat_model(runtime, NODE), messages), "documents": findings.sources}
+    answer, cut = await _stream_text(await chat_model(runtime, NODE), messages)
+    return {"answer": answer, "documents": findings.sources}, cut

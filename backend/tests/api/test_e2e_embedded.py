@@ -225,3 +225,35 @@ def test_a_pasted_text_too_long_for_the_models_context_is_a_clear_4xx_and_nothin
         assert refused.value.code == "context_length_exceeded" and "Shorten the message" in refused.value.message
         after = client.post("/api/chat", json={"message": "How often must the Zephyr-9 be serviced?", "mode": "rag"})
         assert after.status_code == 200 and after.json()["answer"]
+
+
+def test_an_answer_that_reaches_the_length_limit_is_marked_cut_short_live_and_after_reload(live):
+    """llama.cpp's finish_reason "length" reaches the turn through langchain: the done event and the stored turn
+    say the answer was cut at the limit (here 12 tokens, lowered on the running server's model for this test), and
+    /v1 finishes with "length"."""
+    url, app = live
+    deps = app.state.services.deps
+    model, limit = deps.chat_model, deps.settings.max_answer_tokens
+    deps.chat_model, deps.settings.max_answer_tokens = model.model_copy(update={"max_tokens": 12}), 12
+    try:
+        with httpx.Client(base_url=url, timeout=300) as client:
+            body = {
+                "message": "Describe the Zephyr-9 servicing schedule and the service costs in detail.",
+                "mode": "rag",
+            }
+            events = parse_sse(client.post("/api/chat/stream", json=body))
+            assert events[-1][0] == "done", events[-1]
+            done = events[-1][1]
+            assert 0 < len([n for n, _ in events if n == "token"]) <= 12
+            assert done["validation"]["length"] == {"cut": True, "max_tokens": 12}
+            stored = client.get(f"/api/threads/{done['thread_id']}").json()["messages"][-1]
+            assert stored["validation"]["length"] == {"cut": True, "max_tokens": 12}
+        import openai
+
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=300)
+        completion = sdk.chat.completions.create(
+            model="ragline", messages=[{"role": "user", "content": body["message"]}]
+        )
+        assert completion.choices[0].finish_reason == "length"  # as OpenAI reports an answer cut at max_tokens
+    finally:
+        deps.chat_model, deps.settings.max_answer_tokens = model, limit

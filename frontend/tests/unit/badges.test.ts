@@ -32,6 +32,21 @@ describe("badgesFromDone", () => {
     expect(labels).toEqual(["answered from FAQ", "grounded 0.92", "PII redacted", "answer adjusted"]);
   });
 
+  it("says an answer stopped at its length limit, unless it was replaced by the not-found reply", () => {
+    const sources = { grounded: true, confidence: 0.94, issues: [], unsupported_sentences: [] };
+    const cut = badgesFromDone({
+      ...done,
+      validation: { sources, length: { cut: true, max_tokens: 512 } },
+    }).find((b) => b.label === "cut short");
+    expect(cut?.tone).toBe("warn");
+    expect(cut?.title).toContain("length limit (512 tokens)");
+    const replaced = badgesFromDone({
+      ...done,
+      validation: { sources: { ...sources, not_found: "replaced" }, length: { cut: true, max_tokens: 512 } },
+    }).map((b) => b.label);
+    expect(replaced).not.toContain("cut short");
+  });
+
   it("explains every triage badge in its tooltip (tester: the FAQ badge had none)", () => {
     for (const route of ["faq", "blocked", "off_topic", "mention", "greeting", "thanks"]) {
       const [badge] = badgesFromDone({

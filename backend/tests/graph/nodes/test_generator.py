@@ -131,3 +131,24 @@ async def test_asked_what_was_said_about_a_subject_the_index_carries_the_answers
     sent = model.calls[0][-1].text
     assert "#2 [contractors] and for contractors?\n   answered: Contractors must give 2 weeks of notice unless " in sent
     assert "[S1]" not in sent and "6 months" not in sent and "2 months" not in sent  # only the exchange asked about
+
+
+class StopsAtTheLimit(ScriptedChatModel):
+    """Fake model whose stream ends as a server's does at max_tokens: a last chunk with finish_reason "length"."""
+
+    async def _astream(self, messages, stop=None, run_manager=None, **kwargs):
+        from langchain_core.messages import AIMessageChunk
+        from langchain_core.outputs import ChatGenerationChunk
+
+        for token in ("Install ", "the ", "unit ", "and "):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=token))
+        yield ChatGenerationChunk(message=AIMessageChunk(content=""), generation_info={"finish_reason": "length"})
+
+
+async def test_an_answer_that_stopped_at_the_length_limit_says_so_in_its_validation():
+    state = {"question": "Describe everything.", "intent": "rag", "documents": DOCS}
+    out = await generate(state, runtime(StopsAtTheLimit(), max_answer_tokens=4))
+    assert out["answer"] == "Install the unit and"
+    assert out["validation"] == {"length": {"cut": True, "max_tokens": 4}}
+    whole = await generate(state, runtime(ScriptedChatModel()))
+    assert "validation" not in whole  # a model that stopped by itself
