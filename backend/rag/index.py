@@ -381,6 +381,11 @@ class KnowledgeIndex:
         rows = self.rows(_KEYWORDS[self.db.dialect].replace("{scope}", scope), args)
         return [(_chunk(r), float(r["score"])) for r in rows]
 
+    def sections(self) -> list[tuple[str, str]]:
+        """(document id, section heading) of every active version's chunks that have one, each pair once."""
+        rows = self.rows(f"SELECT DISTINCT c.doc_id, c.section {_ACTIVE} WHERE c.section IS NOT NULL")
+        return [(r["doc_id"], r["section"]) for r in rows]
+
     def chunks_between(self, doc_id: str, first: int, last: int) -> list[StoredChunk]:
         """The active version's chunks with index in [first, last], in order."""
         rows = self.rows(

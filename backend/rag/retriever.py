@@ -28,6 +28,10 @@ class Retriever(Protocol):
         """Names of the documents in the knowledge base."""
         ...
 
+    async def section_names(self) -> list[str]:
+        """The section headings of the documents in the knowledge base, each once."""
+        ...
+
     def scoped(self, readable: frozenset[str] | None) -> "Retriever":
         """The same retriever over only these document ids (rag/collections.py decides them); None: all."""
         ...

@@ -52,6 +52,13 @@ def anchored(text: str, anchors: list[str] | None) -> bool:
     return bool(anchors) and set(anchors) <= content_words(text)
 
 
+def headed(passage: Passage, asked: set[str]) -> bool:
+    """The question names the section of one of the passage's chunks: every content word of its heading is one of
+    the question's ("What should I do on my first day?" and the checklist's "First day", which MiniLM put under the
+    floor while the "First week" section passed, so a tester got the first week's tasks)."""
+    return any((heading := content_words(c.section or "")) and heading <= asked for c in passage.chunks)
+
+
 class HybridRetriever:
     """The knowledge-base search the graph and /api/search use."""
 
@@ -91,6 +98,12 @@ class HybridRetriever:
     async def document_names(self) -> list[str]:
         """Names of searchable documents the reader may read."""
         return [d.name for d in await asyncio.to_thread(self.searchable)]
+
+    async def section_names(self) -> list[str]:
+        """The section headings of the searchable documents the reader may read, each once."""
+        readable = {d.id for d in await asyncio.to_thread(self.searchable)}
+        found = await asyncio.to_thread(self.index.sections)
+        return sorted({section for doc_id, section in found if doc_id in readable})
 
     def searchable(self) -> list[DocumentRecord]:
         """Documents with an active version that the reader may read."""
@@ -150,13 +163,14 @@ class HybridRetriever:
             lists += [lst for lst in (vec_hits, bm25_hits if self.config.fusion != "vector" else []) if lst]
         if not relevant:
             return SearchResult([], timings)
-        fused = fuse(lists)
+        fused, asked = fuse(lists), content_words(query)
         passages = self._passages(fused[: max(2 * k, 6)], scope)
         lap("expand")
         if self.config.fusion != "bm25":
             kept = {id(p) for p in self._floor(query, passages, versions, similarity, bool(scope))}
             below = [p for p in passages if id(p) not in kept and anchored(p.text, anchors)]
             kept |= {id(p) for p in below[:ANCHORED]}
+            kept |= {id(p) for p in [p for p in passages if id(p) not in kept and headed(p, asked)][:ANCHORED]}
             passages = [p for p in passages if id(p) in kept]
         lap("floor")
         if self.config.rerank and len(passages) > 1:
@@ -166,6 +180,7 @@ class HybridRetriever:
         else:
             for p in passages:
                 p.score = p.fused
+        passages.sort(key=lambda p: (not p.intro, not headed(p, asked)))  # a section the question names comes first
         lap("rerank")
         chosen = trim(passages, k, budget or self.config.token_budget)
         timings["total"] = round(sum(timings.values()), 2)

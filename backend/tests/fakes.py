@@ -25,6 +25,7 @@ class FakeRetriever:
     hits: list[Source] = field(default_factory=list)
     distance: float | None = 0.5
     names: list[str] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
     searches: list[tuple[str, int, list[str] | None]] = field(default_factory=list)
     probes: int = 0
     variants: list[list[str]] = field(default_factory=list)
@@ -49,6 +50,9 @@ class FakeRetriever:
 
     async def document_names(self) -> list[str]:
         return self.names or sorted({h["document"] for h in self.hits})
+
+    async def section_names(self) -> list[str]:
+        return self.sections
 
     def scoped(self, readable: frozenset[str] | None) -> "FakeRetriever":
         return self  # the fake has no collections: every reader sees its hits

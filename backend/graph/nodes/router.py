@@ -6,7 +6,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from backend.contract.text import mentions
+from backend.contract.text import content_words, mentions
 from backend.graph.deps import GraphDeps
 from backend.graph.history import recent_exchanges
 from backend.graph.model import chat_model
@@ -75,7 +75,20 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
         return _decide("rag", "asks about documents")
     if (team := TEAM_RE.search(question)) and await runtime.context.retriever.nearest_distance(question) is not None:
         return _decide("rag", f"asks about the team's own affairs (“{team.group(0)}”)")
+    if section := named_section(question, await runtime.context.retriever.section_names()):
+        return _decide("rag", f"names a section of the documents (“{section}”)")
     return await _probe(question, runtime)
+
+
+SECTION_WORDS = 2  # content words a heading needs to route by: "First day", not "Parking" or "Weather"
+
+
+def named_section(question: str, sections: list[str]) -> str | None:
+    """A section heading of the documents whose content words (SECTION_WORDS or more) the question all uses: "What
+    should I do on my first day?" names the checklist's "First day", which MiniLM put far from the question, so the
+    model judged it small talk and answered it without the documents (tester)."""
+    asked = content_words(question)
+    return next((s for s in sections if len(words := content_words(s)) >= SECTION_WORDS and words <= asked), None)
 
 
 async def _still_readable(scope: list[str], runtime: Runtime[GraphDeps]) -> list[str]:

@@ -170,3 +170,31 @@ def test_a_passage_needs_every_anchor_word_to_pass_the_floor(kb):
     query = "What about puffins? (asked after: When was the lighthouse station automated and the keepers left?)"
     both = kb.retriever.run(query, 4, variants=["What about puffins?"], anchors=["puffin", "winter"]).sources
     assert not any("Puffins nest" in s["text"] for s in both)
+
+
+def test_a_section_the_question_names_passes_the_floor_and_comes_first(kb):
+    """ "What should I do on my first day?": MiniLM put the checklist's "First day" section under the floor and the
+    "First week" one above it (tester). A passage whose section heading's words are all the question's passes the
+    floor, and comes before the others."""
+    kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, relevance_floor=0.6)
+    question = "Which birds can I see in the wildlife season on the rock?"
+    plain = kb.retriever.run("Which birds can I see in the season on the rock?", 4).sources
+    assert not any("Puffins nest" in s["text"] for s in plain)  # under the floor without its heading's word
+    named = kb.retriever.run(question, 4).sources
+    assert named and named[0]["section"] == "Wildlife" and "Puffins nest" in named[0]["text"]
+
+
+def test_a_section_the_question_names_comes_before_a_passage_that_ranks_higher(kb):
+    kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, max_distance=2.0)
+    question = "Were the three men who lived on the rock and rotated every six weeks ever cut off by the weather?"
+    assert kb.retriever.run(question.replace("by the weather", "by storms"), 4).sources[0]["section"] == "Keepers"
+    assert kb.retriever.run(question, 4).sources[0]["section"] == "Weather"
+
+
+async def test_section_names_are_the_headings_of_the_readable_documents_each_once(kb):
+    names = await kb.retriever.section_names()
+    assert names == sorted(
+        {"Origins", "Keepers", "Lamp", "Automation", "Visits", "Wildlife", "Weather", "Radio", "Bread"}
+    )
+    lighthouse = next(d.id for d in kb.retriever.searchable() if d.name == "lighthouse.md")
+    assert await kb.retriever.scoped(frozenset({lighthouse})).section_names() == sorted(h for h, _ in SECTIONS)

@@ -106,3 +106,17 @@ def test_mentions_ignore_emails_and_keep_order_without_duplicates():
 def test_next_after_router_follows_intent():
     assert next_after_router({"intent": "rag"}) == "rewriter"
     assert next_after_router({"intent": "chat"}) == "generator"
+
+
+async def test_a_question_naming_a_section_of_the_documents_goes_to_the_documents_without_the_models_judgement():
+    """Tester, 1.5B: "What should I do on my first day?" was far from every chunk by MiniLM (0.90), judged small talk
+    and answered "check your schedule…", while the onboarding checklist has a "First day" section."""
+    sections = ["First day", "First week", "Parking", "Who does what"]
+    model = ScriptedChatModel()
+    far = FakeRetriever(distance=0.9, sections=sections)
+    out = await route({"question": "What should I do on my first day?", "mode": "auto"}, runtime(model, far))
+    assert out["intent"] == "rag" and out["route_reason"] == "names a section of the documents (“First day”)"
+    assert model.calls == []
+    for q in ("Where can I park?", "who does what?", "What day is it today?"):  # one word, or stop words, or part
+        out = await route({"question": q, "mode": "auto"}, runtime(model, far))
+        assert "section" not in out["route_reason"], q
