@@ -6,7 +6,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from backend.contract.text import content_words, mentions
+from backend.contract.text import content_words, mentions, named_documents
 from backend.graph.deps import GraphDeps
 from backend.graph.history import recent_exchanges
 from backend.graph.model import chat_model
@@ -60,7 +60,10 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
     if mentioned := mentions(question):
         return await _targeted(state, mentioned, runtime)
     carries = followup.is_followup and mode != "chat" and state.get("use_memory", True)
-    if carries and (scope := await _still_readable(state.get("scope") or [], runtime)):
+    scope = await _still_readable(state.get("scope") or [], runtime) if carries else []
+    if scope and not set(await _named_in(question, runtime)) <= set(scope):
+        scope = []  # "Compare … in the employee handbook and the travel policy" after an @office-guide question
+    if scope:
         reason = f"follow-up; keeping the scope {', '.join(scope)}"
         return {**_decide("rag", reason, scope), "scope_source": "carried"}
     if mode != "auto":
@@ -89,6 +92,13 @@ def named_section(question: str, sections: list[str]) -> str | None:
     model judged it small talk and answered it without the documents (tester)."""
     asked = content_words(question)
     return next((s for s in sections if len(words := content_words(s)) >= SECTION_WORDS and words <= asked), None)
+
+
+async def _named_in(question: str, runtime: Runtime[GraphDeps]) -> list[str]:
+    """The documents a question names in plain words ("the travel policy"): a follow-up naming another document
+    than the scope it would keep is aimed at that one (a tester's comparison of two documents kept the office
+    guide, found nothing there, and answered from one page of one of them)."""
+    return named_documents(question, await runtime.context.retriever.document_names())
 
 
 async def _still_readable(scope: list[str], runtime: Runtime[GraphDeps]) -> list[str]:

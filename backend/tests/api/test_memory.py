@@ -112,6 +112,22 @@ async def test_a_follow_up_on_a_subject_its_carried_scope_does_not_cover_searche
     assert (await client.get(f"/api/threads/{thread_id}")).json()["scope"] == []  # the topic moved on
 
 
+async def test_a_follow_up_naming_two_other_documents_searches_each_of_them_not_the_kept_scope(client):
+    """Tester: after "@office-guide when is reception staffed?", "Compare the meal allowance in the employee
+    handbook and the travel policy…" ("and the" reads as a follow-up) kept the office guide's scope, found nothing
+    there, and the answer came from one page of one of the two."""
+    first = await ask(client, "@office-guide when is reception staffed?")
+    thread_id = first[0][1]["thread_id"]
+    question = "Compare the meal allowance in the employee handbook and the travel policy for a short travel day"
+    other = await ask(client, question, thread_id)
+    assert "keeping the scope" not in status(other, "router")["detail"]
+    assert done(other)["scope"] is None and "nothing in office-guide.html matched" not in done(other)["route_reason"]
+    assert {"employee-handbook.md", "travel-policy.pdf"} <= {s["document"] for s in sources(other)}
+    kept = (await ask(client, "@office-guide when is reception staffed?"))[0][1]["thread_id"]
+    same = await ask(client, "and what does the office guide say about visitors?", kept)  # its own document: kept
+    assert "keeping the scope office-guide.html" in status(same, "router")["detail"]
+
+
 async def test_a_qualifier_after_a_new_subject_asks_about_that_subject(client):
     """The tester's dialogue: "and on a short travel day?" after "what about meals?" was searched as the hotel
     question of the turn before ("What is the hotel limit per night, on a short travel day?") and answered "not
