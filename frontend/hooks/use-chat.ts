@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api";
 import { ApiError, type NumberedChatEvent, followRun, streamChat } from "@/lib/sse";
+import { MISSING_THREAD, afterLoadFailure, askedOnMissingThread } from "@/lib/chat-failures";
 import { type ChatMessage, applyChatEvent, endTurn } from "@/lib/chat-turn";
 import type { GuardrailMode, Mode } from "@/lib/types";
 
@@ -75,6 +76,18 @@ export function useChat(options: {
     setMessages((all) => all.map((m) => (m.key === key ? change(m) : m)));
   }, []);
 
+  /** Show a fresh conversation: no thread yet, so the next question starts one under a new id. */
+  const clear = useCallback((notice: string | null) => {
+    threadRef.current = null;
+    setThreadId(null);
+    setNotice(notice);
+    setMessages([]);
+    setTitle(null);
+    setScope([]);
+    setLoading(false);
+    keepScope.current = true;
+  }, []);
+
   /** Read a run's events into the answer `key`; a stream that drops before the end re-attaches after its last id. */
   const consume = useCallback(
     async (key: string, open: (signal: AbortSignal) => AsyncGenerator<NumberedChatEvent>, request?: Request) => {
@@ -84,10 +97,12 @@ export function useChat(options: {
       stopWanted.current = false;
       setBusy(true);
       let finished = false;
+      let started = false;
       let source = open(abort.signal);
       try {
         for (let attempt = 0; ; attempt++) {
           for await (const ev of source) {
+            started = true;
             if (ev.id !== undefined && runRef.current) runRef.current.lastId = ev.id;
             if (ev.event === "metadata") {
               runRef.current = { id: ev.data.run_id, lastId: ev.id ?? 0 };
@@ -117,7 +132,9 @@ export function useChat(options: {
         }
       } catch (err) {
         if (!abort.signal.aborted) {
-          update(key, (m) => endTurn(m, "error", Date.now(), describeFailure(err)));
+          // The thread is not this user's (asked while its 404 was loading): no Retry could work, so leave it.
+          if (request && askedOnMissingThread(err, started)) clear(MISSING_THREAD);
+          else update(key, (m) => endTurn(m, "error", Date.now(), describeFailure(err)));
           if (request) opts.current.onFailure?.(request);
         }
       } finally {
@@ -129,7 +146,7 @@ export function useChat(options: {
         opts.current.onTurnEnd?.(finished);
       }
     },
-    [update],
+    [update, clear],
   );
 
   const run = useCallback(
@@ -228,13 +245,9 @@ export function useChat(options: {
   const openThread = useCallback(
     async (id: string | null) => {
       controller.current?.abort();
+      clear(null);
       threadRef.current = id;
       setThreadId(id);
-      setNotice(null);
-      setMessages([]);
-      setTitle(null);
-      setScope([]);
-      keepScope.current = true;
       if (!id) return;
       setLoading(true);
       try {
@@ -295,16 +308,15 @@ export function useChat(options: {
         void consume(key, (signal) => followRun(active.run_id, 0, signal));
       } catch (err) {
         if (threadRef.current !== id) return;
-        setNotice(
-          err instanceof ApiError && err.status === 404
-            ? "This conversation does not exist (it may have been deleted, or its first answer never finished). Ask something to start it."
-            : `Could not load this conversation: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        const { notice, threadId: next } = afterLoadFailure(id, err);
+        if (next === null)
+          clear(notice); // another user's thread, say: asking on its id would be refused
+        else setNotice(notice);
       } finally {
         if (threadRef.current === id) setLoading(false);
       }
     },
-    [consume],
+    [consume, clear],
   );
 
   useEffect(() => () => controller.current?.abort(), []);
