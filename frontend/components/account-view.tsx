@@ -48,7 +48,7 @@ function Keys() {
       {created && <ShownOnce label={`Your key “${created.name}”, shown only now:`} text={created.key} />}
       <Failure error={error} />
       <div className="table-wrap">
-        <table className="docs-table" aria-label="API keys">
+        <table className="docs-table card-table" aria-label="API keys">
           <thead>
             <tr>
               <th>Name</th>
@@ -64,11 +64,11 @@ function Keys() {
             {keys.map((k) => (
               <tr key={k.id} data-key={k.name}>
                 <td className="doc-name">{k.name}</td>
-                <td>
+                <td data-label="Prefix">
                   <code>{k.prefix}…</code>
                 </td>
-                <td>{when(k.created_at)}</td>
-                <td>{when(k.last_used_at)}</td>
+                <td data-label="Created">{when(k.created_at)}</td>
+                <td data-label="Last used">{when(k.last_used_at)}</td>
                 <td className="doc-actions">
                   {k.revoked_at ? (
                     <span className="hint">revoked {when(k.revoked_at)}</span>
@@ -116,7 +116,7 @@ function Sessions() {
       <h2 id="sessions-title">Sessions</h2>
       <Failure error={error} />
       <div className="table-wrap">
-        <table className="docs-table" aria-label="Sessions">
+        <table className="docs-table card-table" aria-label="Sessions">
           <thead>
             <tr>
               <th>Signed in</th>
@@ -130,11 +130,11 @@ function Sessions() {
           <tbody>
             {sessions.map((s) => (
               <tr key={s.id} data-current={s.current || undefined}>
-                <td>
+                <td data-label="Signed in">
                   {when(s.created_at)} {s.current && <span className="badge">this browser</span>}
                 </td>
-                <td>{when(s.last_seen_at)}</td>
-                <td>{when(s.expires_at)}</td>
+                <td data-label="Last seen">{when(s.last_seen_at)}</td>
+                <td data-label="Expires">{when(s.expires_at)}</td>
                 <td className="doc-actions">
                   <button type="button" className="tool-button" onClick={() => end(s)}>
                     Sign out

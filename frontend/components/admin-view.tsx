@@ -13,9 +13,9 @@ function UserRow({ user, self, onDelete }: { user: User; self: boolean; onDelete
   return (
     <tr data-user={user.email}>
       <td className="doc-name">{user.display_name}</td>
-      <td>{user.email}</td>
-      <td>{user.role}</td>
-      <td>{when(user.created_at)}</td>
+      <td data-label="E-mail">{user.email}</td>
+      <td data-label="Role">{user.role}</td>
+      <td data-label="Created">{when(user.created_at)}</td>
       <td className="doc-actions">
         {self ? (
           <span className="hint">you</span>
@@ -78,7 +78,7 @@ function Users({ me, users, reload }: { me: string; users: User[]; reload: () =>
       </form>
       <Failure error={error} />
       <div className="table-wrap">
-        <table className="docs-table" aria-label="Users">
+        <table className="docs-table card-table" aria-label="Users">
           <thead>
             <tr>
               <th>Name</th>
@@ -169,7 +169,7 @@ function Invitations() {
       )}
       <Failure error={error} />
       <div className="table-wrap">
-        <table className="docs-table" aria-label="Invitations">
+        <table className="docs-table card-table" aria-label="Invitations">
           <thead>
             <tr>
               <th>For</th>
@@ -185,11 +185,11 @@ function Invitations() {
           <tbody>
             {invitations.map((i) => (
               <tr key={i.id} data-status={i.status}>
-                <td>{i.email ?? "anyone with the link"}</td>
-                <td>{i.role}</td>
-                <td>{when(i.created_at)}</td>
-                <td>{when(i.expires_at)}</td>
-                <td>{i.status}</td>
+                <td data-label="For">{i.email ?? "anyone with the link"}</td>
+                <td data-label="Role">{i.role}</td>
+                <td data-label="Created">{when(i.created_at)}</td>
+                <td data-label="Expires">{when(i.expires_at)}</td>
+                <td data-label="Status">{i.status}</td>
                 <td className="doc-actions">
                   {i.status === "open" && (
                     <button

@@ -3,14 +3,16 @@
  * Cleo's account. The admin's upload into their personal collection never shows on Cleo's documents page; Cleo makes
  * an API key on /account, sees it listed, and it works as a bearer token; her job title is saved for the prompts.
  * The admin renames and deletes collections (one holding a document only once it is moved out, from /documents) and
- * groups (the collections shared with one are then shared no more).
+ * groups (the collections shared with one are then shared no more). At 390 px both pages keep every action on
+ * screen.
  */
-import type { Browser, BrowserContext, Page } from "@playwright/test";
+import path from "node:path";
+import type { Browser, BrowserContext, Locator, Page } from "@playwright/test";
 import { AccountPage, AdminPage } from "../pages/admin-page";
 import { DocumentsPage } from "../pages/documents-page";
 import { SignInPage } from "../pages/sign-in-page";
 import { expect, test } from "./fixtures";
-import { type Backend, type Frontend, removeDir, startBackend, startFrontend } from "./stack";
+import { type Backend, type Frontend, SCREENSHOTS, removeDir, startBackend, startFrontend } from "./stack";
 
 test.describe.configure({ mode: "serial" });
 
@@ -25,9 +27,12 @@ test.beforeAll(async () => {
   frontend = await startFrontend(backend.url);
 });
 
-/** Ann, the first admin, signed in in a context of her own, on the admin page. */
-async function annOnTheAdminPage(browser: Browser): Promise<{ context: BrowserContext; page: Page; admin: AdminPage }> {
-  const context = await browser.newContext({ baseURL: frontend.url });
+/** Ann, the first admin, signed in in a context of her own (of the viewport given), on the admin page. */
+async function annOnTheAdminPage(
+  browser: Browser,
+  viewport?: { width: number; height: number },
+): Promise<{ context: BrowserContext; page: Page; admin: AdminPage }> {
+  const context = await browser.newContext({ baseURL: frontend.url, ...(viewport ? { viewport } : {}) });
   const page = await context.newPage();
   await page.goto("/sign-in");
   await new SignInPage(page).fill("ann@team.org", PASSWORD);
@@ -266,5 +271,49 @@ test("the admin renames a group and deletes it, which ends the collection shares
   await page.reload();
   await expect(admin.group("Sales")).toBeVisible();
   await expect(admin.group("Operations")).toHaveCount(0);
+  await context.close();
+});
+
+/** The button lies within the page's width, and neither the page nor a table beside it scrolls sideways. */
+async function expectWithinWidth(button: Locator): Promise<void> {
+  const page = button.page();
+  const box = (await button.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+  const sideways = await page.evaluate(() =>
+    [document.documentElement, ...document.querySelectorAll(".table-wrap")].map(
+      (el) => el.scrollWidth - el.clientWidth,
+    ),
+  );
+  expect(Math.max(...sideways)).toBeLessThanOrEqual(0);
+}
+
+test("at 390 px every action of /admin and /account is on screen, none in a table that scrolls sideways", async ({
+  browser,
+}) => {
+  // tester: Delete, Revoke and Sign out sat past the right edge, in tables that scrolled sideways
+  // (a plain viewport, not isMobile: a mobile one widens itself to the content, hiding what scrolls sideways)
+  const { context, page, admin } = await annOnTheAdminPage(browser, { width: 390, height: 844 });
+  await admin.invite(); // an open invitation, with its Revoke
+  const cleo = admin.users.locator('tr[data-user="cleo@team.org"]');
+  await expectWithinWidth(cleo.getByRole("button", { name: "Delete cleo@team.org" }));
+  await cleo.getByRole("button", { name: "Delete cleo@team.org" }).click();
+  await expectWithinWidth(cleo.getByRole("button", { name: /Delete with their/ }));
+  await expectWithinWidth(cleo.getByRole("button", { name: "Cancel" }));
+  await cleo.getByRole("button", { name: "Cancel" }).click();
+  await expectWithinWidth(admin.invitations.locator('tr[data-status="open"]').getByRole("button", { name: "Revoke" }));
+  await expectWithinWidth(admin.collection("Drafts").getByRole("button", { name: "Delete collection Drafts" }));
+  await page.screenshot({ path: path.join(SCREENSHOTS, "admin-390.png"), fullPage: true });
+
+  const account = new AccountPage(page);
+  await account.goto();
+  await account.createKey("phone check");
+  await expectWithinWidth(account.keyRow("phone check").getByRole("button", { name: "Revoke phone check" }));
+  const signOuts = account.sessions.getByRole("button", { name: "Sign out" });
+  expect(await signOuts.count()).toBeGreaterThan(1);
+  for (const button of await signOuts.all()) await expectWithinWidth(button);
+  await page.screenshot({ path: path.join(SCREENSHOTS, "account-390.png"), fullPage: true });
+  await account.keyRow("phone check").getByRole("button", { name: "Revoke phone check" }).click();
+  await expect(account.keyRow("phone check")).toContainText("revoked");
   await context.close();
 });
