@@ -1,10 +1,18 @@
 "use client";
-/** A clickable `[S1]` marker; hovering or focusing it previews the cited snippet (above it, or below it when the
- * marker sits too close to the top for the preview to fit under the header). */
+/** A clickable `[S1]` marker; hovering or focusing it previews the cited snippet, above it (below it when the marker
+ * sits too close to the top) and within the conversation's column (lib/preview-place.ts). */
 import { useState } from "react";
+import { type PreviewPlace, placePreview } from "@/lib/preview-place";
 import type { Source } from "@/lib/types";
 
-const PREVIEW_ROOM_PX = 190; // about the tallest preview: a title line and six lines of snippet
+/** The visible part of the conversation's scroll box (its scrollbar left out), or the window's. */
+function columnOf(el: HTMLElement) {
+  const scroller = el.closest<HTMLElement>(".messages");
+  if (!scroller) return { left: 0, right: document.documentElement.clientWidth, top: 0 };
+  const box = scroller.getBoundingClientRect();
+  const left = box.left + scroller.clientLeft;
+  return { left, right: left + scroller.clientWidth, top: Math.max(0, box.top) };
+}
 
 export function CitationMarker({
   id,
@@ -15,14 +23,22 @@ export function CitationMarker({
   source?: Source;
   onCite?: (id: string, marker: HTMLElement) => void;
 }) {
-  const [below, setBelow] = useState(false);
-  const place = (e: React.SyntheticEvent<HTMLElement>) => {
-    const top = e.currentTarget.getBoundingClientRect().top;
-    const header = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
-    setBelow(top - Math.max(0, header) < PREVIEW_ROOM_PX);
+  const [place, setPlace] = useState<PreviewPlace | null>(null);
+  const measure = (e: React.SyntheticEvent<HTMLElement>) => {
+    const cite = e.currentTarget;
+    setPlace(placePreview(cite.getBoundingClientRect(), columnOf(cite), window.innerWidth));
   };
+  const style = place
+    ? ({ "--cite-width": `${place.width}px`, "--cite-shift": `${place.shift}px` } as React.CSSProperties)
+    : undefined;
   return (
-    <span className="cite" data-below={below || undefined} onMouseEnter={place} onFocus={place}>
+    <span
+      className="cite"
+      data-below={place?.below || undefined}
+      style={style}
+      onMouseEnter={measure}
+      onFocus={measure}
+    >
       <button
         type="button"
         className="cite-marker"

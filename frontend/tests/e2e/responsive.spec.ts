@@ -116,5 +116,24 @@ test.describe("a wide desktop window", () => {
     await expect(box).toHaveValue("");
     expect(await box.evaluate((el) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(0);
     await chat.screenshot("wide-viewer-beside-answer");
+
+    // tester: a marker's hover preview ran past the narrowed column, cut off there, with a scrollbar beneath
+    const column = chat.page.locator(".messages");
+    const inner = await column.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left + el.clientLeft, right: r.left + el.clientLeft + el.clientWidth };
+    });
+    expect(await markers.count()).toBeGreaterThan(1);
+    for (const marker of await markers.all()) {
+      await chat.page.mouse.move(0, 0); // away first: the last preview may cover the next marker
+      await marker.hover();
+      const preview = marker.locator("xpath=following-sibling::*[@role='tooltip']");
+      await expect(preview).toBeVisible();
+      const shown = (await preview.boundingBox())!;
+      expect(shown.x).toBeGreaterThanOrEqual(inner.left);
+      expect(shown.x + shown.width).toBeLessThanOrEqual(inner.right);
+      expect(await column.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    }
+    await chat.screenshot("wide-viewer-citation-preview");
   });
 });
