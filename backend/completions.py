@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
+from backend.api.errors import turn_openai_error
 from backend.contract.citations import CITATION_RE, group_ids
 from backend.contract.events import (
     DoneEvent,
@@ -38,7 +39,6 @@ from backend.contract.openai import (
     Delta,
     FinishReason,
     OpenAIError,
-    OpenAIErrorDetail,
     OpenAIRequestError,
     RaglineInfo,
     Replacement,
@@ -50,7 +50,6 @@ from backend.contract.openai import (
 )
 from backend.contract.types import PublicSource
 from backend.rag.chunking import estimate_tokens
-from backend.streaming import OPENAI_ERROR_CODES, error_status
 
 DONE_LINE = "[DONE]"
 TEXT_PART = "text"
@@ -199,10 +198,7 @@ def blocked(done: DoneEvent | None) -> Blocked | None:
 
 def error_body(event: ErrorEvent) -> OpenAIError:
     """A failed turn as an OpenAI error."""
-    kind = "server_error" if error_status(event) >= 500 else "invalid_request_error"
-    return OpenAIError(
-        error=OpenAIErrorDetail(message=event.message, type=kind, code=OPENAI_ERROR_CODES.get(event.code, event.code))
-    )
+    return turn_openai_error(event)[1]
 
 
 def _status_line(event: StatusEvent) -> StatusLine:
@@ -290,8 +286,10 @@ class TurnWriter:
         if blocked(self.done):
             return "content_filter"
         validation = (self.done.validation if self.done else None) or {}
-        cut = (validation.get("length") or {}).get("cut") and not (validation.get("sources") or {}).get("not_found")
-        return "length" if cut else "stop"
+        check = validation.get("sources") or {}
+        # the not-found reply replaced the cut answer; one kept behind the no-passage lead is still the cut one
+        replaced = check.get("not_found") in ("replaced", "model") or check.get("not_found_reason") == "unsupported"
+        return "length" if (validation.get("length") or {}).get("cut") and not replaced else "stop"
 
     def completion(self) -> ChatCompletion:
         """The whole answer as one completion (after the done event)."""

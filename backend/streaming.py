@@ -108,15 +108,6 @@ def _named(exc: BaseException, names: tuple[str, ...]) -> bool:
     return False
 
 
-def error_status(event: ErrorEvent) -> int:
-    """The HTTP status of a failed turn for the JSON APIs: the request's fault (too long) is a 4xx."""
-    return {"model_unreachable": 503, "too_long": 413}.get(event.code, 502)
-
-
-# OpenAI's code for a prompt longer than the model's context, which clients such as LibreChat recognise
-OPENAI_ERROR_CODES = {"too_long": "context_length_exceeded"}
-
-
 def describe_error(exc: BaseException, deps: GraphDeps) -> ErrorEvent:
     """A client-safe error payload saying what failed, naming the model server, and what to check."""
     settings = deps.settings

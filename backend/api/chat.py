@@ -12,13 +12,12 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.api.asker import asker_of
 from backend.api.deps import Services, ServicesDep
-from backend.api.errors import responses
+from backend.api.errors import responses, turn_status
 from backend.api.leaving import ClientLeft, until_client_leaves
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
 from backend.runs.live import LiveRun
-from backend.streaming import error_status
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["chat"])
@@ -142,7 +141,7 @@ async def _collect(turn: AsyncIterator) -> ChatResponse:
     async with aclosing(turn):
         async for event in turn:  # consumed to the end, so the summary update is scheduled
             if isinstance(event, ErrorEvent):
-                raise HTTPException(error_status(event), event.message)
+                raise HTTPException(turn_status(event), event.message)
             if isinstance(event, SourcesEvent):
                 sources = event.sources
             if isinstance(event, DoneEvent):

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.contract.api import ErrorBody
+from backend.contract.events import ErrorEvent
 from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIRequestError
 from backend.contract.text import NAME_PATTERN, OPTIONAL_NAME_PATTERN
 
@@ -37,12 +38,34 @@ OPENAI_PREFIX = "/v1"
 OPENAI_CODES = {400: "invalid_request", 401: "invalid_api_key", 404: "not_found", 405: "method_not_allowed"}
 
 
-def openai_error(status: int, message: str, param: str | None = None, code: str | None = None) -> JSONResponse:
-    """An OpenAI-shaped error response; 5xx are server errors, the rest invalid requests."""
+def openai_error_body(status: int, message: str, param: str | None = None, code: str | None = None) -> OpenAIError:
+    """An OpenAI-shaped error; 5xx are server errors, the rest invalid requests."""
     kind = "server_error" if status >= 500 else "invalid_request_error"
-    detail = OpenAIErrorDetail(message=message, type=kind, param=param, code=code or OPENAI_CODES.get(status))
+    return OpenAIError(
+        error=OpenAIErrorDetail(message=message, type=kind, param=param, code=code or OPENAI_CODES.get(status))
+    )
+
+
+def openai_error(status: int, message: str, param: str | None = None, code: str | None = None) -> JSONResponse:
+    """An OpenAI-shaped error response."""
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse(status_code=status, content=OpenAIError(error=detail).model_dump(), headers=headers)
+    body = openai_error_body(status, message, param, code)
+    return JSONResponse(status_code=status, content=body.model_dump(), headers=headers)
+
+
+def turn_status(event: ErrorEvent) -> int:
+    """The HTTP status of a failed turn for the JSON API: the request's fault (a message too long for the model's
+    context) is a 413, an unreachable model server a 503, any other model failure a 502."""
+    return {"model_unreachable": 503, "too_long": 413}.get(event.code, 502)
+
+
+def turn_openai_error(event: ErrorEvent) -> tuple[int, OpenAIError]:
+    """A failed turn as /v1 answers it: OpenAI's 400 `context_length_exceeded` for a prompt too long for the model
+    (which clients such as LibreChat recognise), else the JSON API's status with the turn's code."""
+    if event.code == "too_long":
+        return 400, openai_error_body(400, event.message, code="context_length_exceeded")
+    status = turn_status(event)
+    return status, openai_error_body(status, event.message, code=event.code)
 
 
 def is_openai(request: Request) -> bool:

@@ -24,7 +24,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from backend.api.asker import asker_of
 from backend.api.collections import readable_documents
 from backend.api.deps import Services, ServicesDep
-from backend.api.errors import openai_error
+from backend.api.errors import openai_error, turn_openai_error
 from backend.api.leaving import ClientLeft, until_client_leaves
 from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
@@ -42,7 +42,6 @@ from backend.contract.openai import (
 from backend.contract.text import THREAD_ID_PATTERN
 from backend.contract.types import Mode
 from backend.rag.mentions import resolve_one
-from backend.streaming import OPENAI_ERROR_CODES, error_status
 
 log = logging.getLogger(__name__)
 MODEL_AUTO, MODEL_CHAT, DOCUMENT_PREFIX = "ragline", "ragline-chat", "ragline:"
@@ -235,9 +234,8 @@ async def chat_completions(
     except ClientLeft:
         return Response(status_code=499)  # nobody reads it: nginx's "client closed request"
     if writer.error:
-        status = error_status(writer.error)  # OpenAI answers a prompt too long for the model with a 400
-        code = OPENAI_ERROR_CODES.get(writer.error.code, writer.error.code)
-        return openai_error(400 if status == 413 else status, writer.error.message, code=code)
+        status, body = turn_openai_error(writer.error)
+        return JSONResponse(body.model_dump(), status_code=status)
     if writer.done is None:
         return openai_error(502, "the turn ended without an answer", code="internal_error")
     await services.conversations.remember_keys(writer.keys(), thread.thread_id, now())

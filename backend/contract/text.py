@@ -64,6 +64,25 @@ def name_stem(name: str) -> str:
     return name_key(name.rsplit(".", 1)[0]) if "." in name else name_key(name)
 
 
+HEADING_MIN_WORDS = 2  # content words a heading needs to count as named: "First day", not "Probation" or "Purpose"
+_NOTE = re.compile(r"\s*\([^()]*\)\s*$")  # a search text's note: "… (Zephyr-9)", "… (asked after: …)"
+
+
+def without_note(query: str) -> str:
+    """A search text without its trailing note: "What about taxis? (asked after: …)" -> "What about taxis?"."""
+    return _NOTE.sub("", query)
+
+
+def names_heading(question: str, heading: str | None, document: str = "") -> bool:
+    """Whether the question (without a search text's trailing note) uses every content word of a section heading of
+    HEADING_MIN_WORDS or more, other than the document's own title ("Onboarding Checklist" of
+    onboarding-checklist.docx): "What should I do on my first day?" names the checklist's "First day"."""
+    words = content_words(heading or "")
+    if len(words) < HEADING_MIN_WORDS or (document and words <= content_words(name_stem(document))):
+        return False
+    return words <= content_words(without_note(question))
+
+
 def named_documents(question: str, names: list[str]) -> list[str]:
     """Documents a question names in plain words, without an @: its whole name ("the travel policy" for
     travel-policy.pdf) or the end of it that no other document's name ends with ("the handbook" for

@@ -289,14 +289,18 @@ def passage_sentences(text: str) -> list[str]:
     return [s for line in text.split("\n") for s in split_sentences(line) if len(s) > 3]
 
 
+def cosines(texts: list[str], others: list[str], embed: Embed) -> np.ndarray:
+    """The cosine of each text (rows) with each other text (columns), from one embed() call."""
+    vectors = np.asarray(embed(texts + others), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return vectors[: len(texts)] @ vectors[len(texts) :].T
+
+
 def _semantic(claims: list[str], passages: Mapping[str, str], embed: Embed) -> list[dict[str, float]]:
     """Best cosine between each claim and any sentence of each passage, from one embed() call."""
     keys = list(passages)
     pieces = {k: passage_sentences(passages[k]) or [passages[k]] for k in keys}
-    flat = [s for k in keys for s in pieces[k]]
-    vectors = np.asarray(embed(claims + flat), dtype=np.float32)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    sims = vectors[: len(claims)] @ vectors[len(claims) :].T
+    sims = cosines(claims, [s for k in keys for s in pieces[k]], embed)
     out: list[dict[str, float]] = [{} for _ in claims]
     col = 0
     for k in keys:

@@ -39,7 +39,7 @@ PAST_CONVERSATION_RE = re.compile(
 )
 # "Disregard my previous question. What are the core hours?" sets the conversation aside and asks something new.
 DISMISSED_RE = re.compile(
-    r"\b(disregard|ignore|forget( about)?|never ?mind|scratch|skip|drop)\s+(my|the|your|that|this)\s+"
+    r"\b(disregard|ignore|forget( about)?|never ?mind|scratch|skip|drop)\s+((my|the|your|that|this)\s+)?"
     r"(previous|last|earlier|other)\s+(question|answer|message|request)s?\b",
     re.IGNORECASE,
 )

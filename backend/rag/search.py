@@ -5,7 +5,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from backend.contract.text import content_words, named_documents
+from backend.contract.text import content_words, named_documents, names_heading, without_note
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex, StoredChunk
 from backend.rag.passages import Passage, dedupe, merge_ranges, to_source, trim
@@ -52,11 +52,11 @@ def anchored(text: str, anchors: list[str] | None) -> bool:
     return bool(anchors) and set(anchors) <= content_words(text)
 
 
-def headed(passage: Passage, asked: set[str]) -> bool:
-    """The question names the section of one of the passage's chunks: every content word of its heading is one of
-    the question's ("What should I do on my first day?" and the checklist's "First day", which MiniLM put under the
-    floor while the "First week" section passed, so a tester got the first week's tasks)."""
-    return any((heading := content_words(c.section or "")) and heading <= asked for c in passage.chunks)
+def headed(passage: Passage, question: str) -> bool:
+    """The question names the section of one of the passage's chunks (contract.text.names_heading): "What should
+    I do on my first day?" and the checklist's "First day", which MiniLM put under the floor while the "First week"
+    section passed, so a tester got the first week's tasks."""
+    return any(names_heading(question, c.section, passage.document) for c in passage.chunks)
 
 
 class HybridRetriever:
@@ -148,7 +148,7 @@ class HybridRetriever:
             return SearchResult([], timings)
         plan = [(q, scope) for q in dict.fromkeys([query, *(variants or [])])]
         plan += [(query, [d]) for d in scope] if scope and len(scope) > 1 else []
-        plan += [(query, [d]) for d in self._named(query)] if not documents else []
+        plan += [(query, [d]) for d in self._named(without_note(query))] if not documents else []  # not a note
         lists: list[list[Key]] = []
         similarity: dict[Key, float] = {}
         relevant = bool(scope)  # an explicitly targeted search is always answered from its documents
@@ -163,14 +163,14 @@ class HybridRetriever:
             lists += [lst for lst in (vec_hits, bm25_hits if self.config.fusion != "vector" else []) if lst]
         if not relevant:
             return SearchResult([], timings)
-        fused, asked = fuse(lists), content_words(query)
+        fused = fuse(lists)
         passages = self._passages(fused[: max(2 * k, 6)], scope)
         lap("expand")
         if self.config.fusion != "bm25":
             kept = {id(p) for p in self._floor(query, passages, versions, similarity, bool(scope))}
             below = [p for p in passages if id(p) not in kept and anchored(p.text, anchors)]
             kept |= {id(p) for p in below[:ANCHORED]}
-            kept |= {id(p) for p in [p for p in passages if id(p) not in kept and headed(p, asked)][:ANCHORED]}
+            kept |= {id(p) for p in [p for p in passages if id(p) not in kept and headed(p, query)][:ANCHORED]}
             passages = [p for p in passages if id(p) in kept]
         lap("floor")
         if self.config.rerank and len(passages) > 1:
@@ -180,7 +180,7 @@ class HybridRetriever:
         else:
             for p in passages:
                 p.score = p.fused
-        passages.sort(key=lambda p: (not p.intro, not headed(p, asked)))  # a section the question names comes first
+        passages.sort(key=lambda p: (not p.intro, not headed(p, query)))  # a section the question names comes first
         lap("rerank")
         chosen = trim(passages, k, budget or self.config.token_budget)
         timings["total"] = round(sum(timings.values()), 2)

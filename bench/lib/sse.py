@@ -90,7 +90,7 @@ async def stream_turn(
     failed = next((d for n, d, _ in turn.events if n == "error"), None)
     if failed:
         turn.error = f"{failed.get('code')}: {failed.get('message')}"
-    elif turn.error is None and turn.done is None:
+    elif turn.error is None and turn.done is None and not turn.times("stopped"):  # a stopped run ends with `stopped`
         turn.error = "stream ended without done"
     return turn
 

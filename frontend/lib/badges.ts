@@ -91,7 +91,12 @@ function validationBadges(validation: Validation): Badge[] {
         : "some sentences are not supported by the sources",
     });
   }
-  if (validation.length?.cut && !sources?.not_found) {
+  // the not-found reply replaced the cut answer; a no-passage answer kept behind its lead is still the cut one
+  const replaced =
+    sources?.not_found === "replaced" ||
+    sources?.not_found === "model" ||
+    (sources?.not_found === "no_passages" && sources.not_found_reason === "unsupported");
+  if (validation.length?.cut && !replaced) {
     out.push({
       label: "cut short",
       tone: "warn",

@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, T
 from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime
 
-from backend.contract.citations import CITATION_RE
+from backend.contract.citations import CITATION_RE, tidy
 from backend.contract.text import content_words, mentions, stem, strip_mentions
 from backend.contract.types import LengthCheck, Source
 from backend.graph.deps import GraphDeps
@@ -33,6 +33,7 @@ from backend.memory.tools import MAX_TOOL_ROUNDS, ToolFindings, make_tools
 from backend.settings import Settings
 
 NODE = "generator"
+INDEX_ANSWERS = 3  # answers about the subject the conversation index shows, at most (each up to 300 characters)
 
 
 def format_sources(sources: list[Source]) -> str:
@@ -56,11 +57,13 @@ def conversation_index(state: ChatState) -> str:
     if not index or not about_conversation(state["question"]):
         return ""
     subject = content_words(state["question"]) - {stem(w) for w in CONVERSATION_WORDS}
+    about = [e["id"] for e in index if subject & content_words(f"{e['question']} {e.get('answer', '')}")]
+    shown = set(about[-INDEX_ANSWERS:])  # the latest: a long thread's every answer would not fit the context
     lines = []
     for e in index:
         lines.append(f"#{e['id']} [{', '.join(e['topics'])}] {e['question']}")
-        if subject & content_words(f"{e['question']} {e.get('answer', '')}"):
-            lines.append(f"   answered: {' '.join(CITATION_RE.sub(' ', e['answer']).split())}")
+        if e["id"] in shown:
+            lines.append(f"   answered: {tidy(CITATION_RE.sub('', ' '.join(e['answer'].split())))}")
     return CONVERSATION_INDEX.format(lines="\n".join(lines))
 
 

@@ -30,7 +30,7 @@ import re
 import numpy as np
 from langgraph.runtime import Runtime
 
-from backend.contract.text import strip_mentions
+from backend.contract.text import strip_mentions, without_note
 from backend.contract.types import NotFoundReason, Source, SourcesCheck
 from backend.graph.deps import GraphDeps
 from backend.graph.report import report
@@ -43,6 +43,7 @@ from backend.guardrails.grounding import (
     answer_spans,
     check_grounding,
     claim_kind,
+    cosines,
     figures,
     passage_sentences,
 )
@@ -96,9 +97,7 @@ def nearest_sentences(question: str, passages: list[Source], embed: Embed) -> li
         [s for s in passage_sentences(unwrapped(p["text"])) if len(s.split()) > HEADING_WORDS] or [p["text"]]
         for p in passages
     ]
-    vectors = np.asarray(embed([question, *(s for sentences in pieces for s in sentences)]), dtype=np.float32)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    sims, out, at = vectors[1:] @ vectors[0], [], 0
+    sims, out, at = cosines([question], [s for sentences in pieces for s in sentences], embed)[0], [], 0
     for passage, sentences in zip(passages, pieces, strict=True):
         best = sentences[int(np.argmax(sims[at : at + len(sentences)]))]
         out.append((passage["document"], passage.get("section"), best))
@@ -111,9 +110,9 @@ async def not_found_text(state: ChatState, runtime: Runtime[GraphDeps]) -> str:
     passages = closest_passages(state["documents"], state.get("fresh_ids", []))
     if not asked_again(state):
         return not_found_reply([(d["document"], d.get("section")) for d in passages])
-    question = asked(state)
-    nearest = await asyncio.to_thread(nearest_sentences, question, passages, runtime.context.embed)
-    return not_found_explained(question, nearest)
+    # the search text finds the sentences nearest it; the reader sees it without its note ("… (asked after: …)")
+    nearest = await asyncio.to_thread(nearest_sentences, asked(state), passages, runtime.context.embed)
+    return not_found_explained(without_note(asked(state)), nearest)
 
 
 def name_words(document: str) -> str:

@@ -122,10 +122,14 @@ async def test_a_follow_up_naming_two_other_documents_searches_each_of_them_not_
     other = await ask(client, question, thread_id)
     assert "keeping the scope" not in status(other, "router")["detail"]
     assert done(other)["scope"] is None and "nothing in office-guide.html matched" not in done(other)["route_reason"]
-    assert {"employee-handbook.md", "travel-policy.pdf"} <= {s["document"] for s in sources(other)}
+    ledger = (await client.get(f"/api/threads/{thread_id}/memory")).json()["ledger"]  # every passage the turns saw
+    assert {"employee-handbook.md", "travel-policy.pdf"} <= {s["document"] for s in ledger}
     kept = (await ask(client, "@office-guide when is reception staffed?"))[0][1]["thread_id"]
     same = await ask(client, "and what does the office guide say about visitors?", kept)  # its own document: kept
     assert "keeping the scope office-guide.html" in status(same, "router")["detail"]
+    manual = (await ask(client, "@zephyr-9-service-manual how often must it be serviced?"))[0][1]["thread_id"]
+    guide = await ask(client, "and what does the guide say about resetting it?", manual)  # "guide": not a name
+    assert "keeping the scope zephyr-9-service-manual.md" in status(guide, "router")["detail"]
 
 
 async def test_a_qualifier_after_a_new_subject_asks_about_that_subject(client):

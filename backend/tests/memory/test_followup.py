@@ -109,6 +109,7 @@ def test_questions_about_the_conversation_are_told_apart_from_document_questions
         ("Disregard my previous question. What are the core hours?", False),
         ("ignore the last answer, how many leave days do I get?", False),
         ("Never mind my earlier question; where is the kitchen?", False),
+        ("Forget previous question. What are the core hours?", False),
         ("What was my previous question?", True),
         ("what did you say about contractors earlier?", True),
         ("Forget it. What did we discuss so far?", True),

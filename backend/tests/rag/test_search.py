@@ -172,23 +172,36 @@ def test_a_passage_needs_every_anchor_word_to_pass_the_floor(kb):
     assert not any("Puffins nest" in s["text"] for s in both)
 
 
+CHECKLIST = (
+    b"# Station Checklist\n\nNew keepers work through this list with the head keeper.\n\n"
+    b"# First day\n\nCollect your keys from the harbour office and sign the logbook.\n\n"
+    b"# First week\n\nRead the safety manual and meet the other keepers on the rock."
+)
+
+
 def test_a_section_the_question_names_passes_the_floor_and_comes_first(kb):
     """ "What should I do on my first day?": MiniLM put the checklist's "First day" section under the floor and the
-    "First week" one above it (tester). A passage whose section heading's words are all the question's passes the
-    floor, and comes before the others."""
+    "First week" one above it (tester). A passage whose heading of two words or more the question names passes the
+    floor, and comes before the others; a one-word heading ("Wildlife") and the document's title do not count."""
+    kb.ingestor.ingest("station-checklist.md", CHECKLIST)
     kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, relevance_floor=0.6)
-    question = "Which birds can I see in the wildlife season on the rock?"
-    plain = kb.retriever.run("Which birds can I see in the season on the rock?", 4).sources
-    assert not any("Puffins nest" in s["text"] for s in plain)  # under the floor without its heading's word
-    named = kb.retriever.run(question, 4).sources
-    assert named and named[0]["section"] == "Wildlife" and "Puffins nest" in named[0]["text"]
+    plain = kb.retriever.run("What should I do on my very first morning?", 4).sources
+    assert not any("Collect your keys" in s["text"] for s in plain)  # under the floor without its heading's words
+    named = kb.retriever.run("What should I do on my first day?", 4).sources
+    assert named and named[0]["section"] == "First day" and "Collect your keys" in named[0]["text"]
+    wildlife = kb.retriever.run("Which birds can I see in the wildlife season on the rock?", 4).sources
+    assert not any("Puffins nest" in s["text"] for s in wildlife)  # "Wildlife" is one word: no pass
+    title = kb.retriever.run("Is there a station checklist for the first morning?", 4).sources
+    assert not any(s["section"] == "Station Checklist" for s in title)  # the document's own title
 
 
 def test_a_section_the_question_names_comes_before_a_passage_that_ranks_higher(kb):
+    kb.ingestor.ingest("station-checklist.md", CHECKLIST)
     kb.retriever.config = SearchConfig(neighbor_window=0, token_budget=10_000, max_distance=2.0)
-    question = "Were the three men who lived on the rock and rotated every six weeks ever cut off by the weather?"
-    assert kb.retriever.run(question.replace("by the weather", "by storms"), 4).sources[0]["section"] == "Keepers"
-    assert kb.retriever.run(question, 4).sources[0]["section"] == "Weather"
+    question = "Must I read the safety manual and meet the other keepers on the rock on the first day?"
+    plain = kb.retriever.run(question.replace("on the first day", "at once"), 4).sources
+    assert plain[0]["section"] == "First week"
+    assert kb.retriever.run(question, 4).sources[0]["section"] == "First day"
 
 
 async def test_section_names_are_the_headings_of_the_readable_documents_each_once(kb):

@@ -45,6 +45,11 @@ describe("badgesFromDone", () => {
       validation: { sources: { ...sources, not_found: "replaced" }, length: { cut: true, max_tokens: 512 } },
     }).map((b) => b.label);
     expect(replaced).not.toContain("cut short");
+    const led = badgesFromDone({
+      ...done,
+      validation: { sources: { ...sources, not_found: "no_passages" }, length: { cut: true, max_tokens: 512 } },
+    }).map((b) => b.label);
+    expect(led).toContain("cut short"); // kept behind the no-passage lead: still the cut answer
   });
 
   it("explains every triage badge in its tooltip (tester: the FAQ badge had none)", () => {

@@ -152,3 +152,16 @@ async def test_an_answer_that_stopped_at_the_length_limit_says_so_in_its_validat
     assert out["validation"] == {"length": {"cut": True, "max_tokens": 4}}
     whole = await generate(state, runtime(ScriptedChatModel()))
     assert "validation" not in whole  # a model that stopped by itself
+
+
+async def test_the_index_carries_only_the_latest_answers_about_the_subject_so_a_long_thread_still_fits():
+    model = ScriptedChatModel()
+    index = [
+        {"id": i, "question": f"Zephyr-9 question {i}?", "topics": ["Zephyr-9"], "answer": f"Zephyr-9 answer {i} [S1]."}
+        for i in range(1, 8)
+    ]
+    await generate(
+        {"question": "what did you say about the Zephyr-9?", "intent": "chat", "qa_index": index}, runtime(model)
+    )
+    sent = model.calls[0][-1].text
+    assert [i for i in range(1, 8) if f"answered: Zephyr-9 answer {i}." in sent] == [5, 6, 7]  # markers tidied away

@@ -115,8 +115,17 @@ async def test_a_question_naming_a_section_of_the_documents_goes_to_the_document
     model = ScriptedChatModel()
     far = FakeRetriever(distance=0.9, sections=sections)
     out = await route({"question": "What should I do on my first day?", "mode": "auto"}, runtime(model, far))
-    assert out["intent"] == "rag" and out["route_reason"] == "names a section of the documents (“First day”)"
+    assert (
+        out["intent"] == "rag"
+        and out["route_reason"] == "names a section of the documents (“First day”, distance 0.90)"
+    )
     assert model.calls == []
     for q in ("Where can I park?", "who does what?", "What day is it today?"):  # one word, or stop words, or part
         out = await route({"question": q, "mode": "auto"}, runtime(model, far))
         assert "section" not in out["route_reason"], q
+    for distance, reason in ((0.3, "close to a document chunk"), (1.3, "far from every document chunk")):
+        settled = FakeRetriever(distance=distance, sections=sections)  # the probe settles it: the heading is moot
+        out = await route(
+            {"question": "What is the first week of a ski trip like?", "mode": "auto"}, runtime(model, settled)
+        )
+        assert out["route_reason"].startswith(reason)
