@@ -19,6 +19,20 @@ _NUMBER = (
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty"
     r"|hundred|thousand|million|half|dozen|single|double|no|none|zero|unlimited|free|all|any|every|several|few)\b"
 )
+_NUMBER_WORD = (
+    r"(\d[\d.,]*|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty"
+    r"|sixty|ninety|hundred|thousand|a|an|half an?|a few|several|many|all|whole)\b)"
+)
+# a length of time or of something: a number with its unit ("6 months", "14 characters", "two hours", "a day"), a
+# clock time or a bound ("until 18:00", "within 30 days"), or no limit; not any number ("6 spaces" answered "How long
+# can guests park for free?" as a duration: tester)
+_DURATION = (
+    _NUMBER_WORD + r"[\s-]*(\w+[\s-]+)?(seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?"
+    r"|quarters?|years?|decades?|centur(y|ies)|characters?|letters?|digits?|words?|pages?|lines?|metres?|meters?"
+    r"|kilometres?|kilometers?|km|miles?|cm|mm|inch(es)?|feet|foot|kg|grams?|litres?|liters?|times?|%|percent)\b"
+    r"|\d{1,2}[:.]\d{2}|\b(until|till|within|up to|no longer than|at most|at least|indefinitely|unlimited|no (time )?"
+    r"limit|forever|permanent(ly)?|overnight|never|always|as long as|while)\b"
+)
 _FREQUENCY = (
     r"\b(every|each|daily|weekly|monthly|quarterly|annual(ly)?|yearly|hourly|once|twice|times|per|never|always"
     r"|whenever|when|only|if|after|before|regular(ly)?|continuous(ly)?|intervals?|a (day|week|month|year))\b"
@@ -45,7 +59,7 @@ _KINDS = [
         re.compile(r"^(how (many|much)|what (percentage|share|proportion|number|amount)|up to (how|what))\b"),
         Kind("a number or an amount", re.compile(_NUMBER)),
     ),
-    (re.compile(r"^(for )?how long\b"), Kind("a duration or a length", re.compile(_NUMBER))),
+    (re.compile(r"^(for )?how long\b"), Kind("a duration or a length", re.compile(_DURATION))),
     (
         re.compile(rf"^((until|by|till) when|what time|what date|(in )?what year|when {_AUX})\b"),
         Kind("a time or a date", re.compile(_TIME)),
@@ -70,5 +84,9 @@ def gives_kind(kind: Kind, answer: str, question: str = "") -> bool:
     period, 30 days?" → "30 days"), and so does every word of a question that offers a choice ("How much does parking
     cost, or is it free?", "daily or weekly?"), whose answer is one of its own words (review)."""
     echoed = set() if CHOICE.search(question) else {w.lower() for w in WORD.findall(question)}
-    text = WORD.sub(lambda m: " " if m[0].lower() in echoed else m[0], CITATION_RE.sub(" ", answer))
-    return kind.answer.search(text.lower()) is not None
+    text = CITATION_RE.sub(" ", answer).lower()
+    # a match counts unless it is only words the question holds: "30 days" after "…, 30 days?" does, "free" does not
+    return any(
+        any(c.isdigit() for c in m[0]) or any(w not in echoed for w in WORD.findall(m[0]))
+        for m in kind.answer.finditer(text)
+    )

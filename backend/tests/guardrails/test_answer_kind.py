@@ -45,6 +45,13 @@ def test_other_questions_ask_for_no_particular_kind(question: str) -> None:
         ("How many leave days can contractors carry over?", "None: their own agreements apply [S1]."),
         ("How much does the helpdesk charge?", "It is free for employees [S1]."),
         ("How long does probation last?", "Six months [S1]."),
+        ("How long must passwords be?", "At least 14 characters [S1]."),
+        ("How long do I have to submit expenses?", "Claims must be submitted within 30 days of the trip [S1]."),
+        ("How long does a standard service take?", "90 minutes per unit [S1]."),
+        ("How long can visitors stay?", "Until 18:00, when reception closes [S2]."),
+        ("How long does the self-test take?", "The self-test takes about two minutes [S1]."),
+        ("How long is a review?", "It takes 5 working days [S1]."),
+        ("How long can a laptop be borrowed?", "There is no time limit [S1]."),
         ("Until when is reception staffed?", "Until 18:00 [S3]."),
         ("When must a lost badge be reported?", "Immediately, to reception [S2]."),
     ],
@@ -59,6 +66,12 @@ def test_answers_of_the_kind_asked_for_in_many_wordings_are_recognised(question:
         ("How often must passwords be changed?", "Passwords must be at least 14 characters long [S1]."),
         ("How many days of leave do contractors get?", "Contractors are covered by their own agreements [S1]."),
         ("When is the annual bonus paid?", "The bonus depends on the company's results [S4]."),
+        # tester: any number was a duration; the spaces are the car park's, not how long guests may stay
+        (
+            "How long can guests of employees park for free?",
+            "Guests can park for free in the car park, including 6 spaces with chargers for electric cars [S1].",
+        ),
+        ("How long can guests of employees park for free?", "Guests can park for free in the car park [S1]."),
     ],
 )
 def test_a_neighbouring_fact_that_is_not_of_the_kind_asked_for_is_caught(question: str, answer: str) -> None:
@@ -68,9 +81,10 @@ def test_a_neighbouring_fact_that_is_not_of_the_kind_asked_for_is_caught(questio
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        # tester, 3 of 3: "free" is an amount, but here the question's own word
-        ("How long can guests of employees park for free?", "Guests can park for free in the car park [S1]."),
-        ("How long does the free trial last?", "The free trial is offered by the vendor [S1]."),
+        # tester, 3 of 3 ("How long can guests of employees park for free?"): "free" is an amount, but here the
+        # question's own word
+        ("How many free parking spaces do guests get?", "Guests can park for free in the car park [S1]."),
+        ("How much does the free trial cost?", "The free trial is offered by the vendor [S1]."),
     ],
 )
 def test_a_word_of_the_kind_that_the_answer_only_echoes_from_the_question_is_not_an_answer(question, answer) -> None:
