@@ -32,6 +32,12 @@ function passagesFound(step: StatusStep): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** "4" from the retriever's detail "0 passages, and 4 from earlier turns": passages carried from earlier turns. */
+function passagesCarried(step: StatusStep): number {
+  const m = /, and (\d+) from earlier turns\b/.exec(step.detail ?? "");
+  return m ? Number(m[1]) : 0;
+}
+
 /** What a search with results found: "8 passages found", or "documents searched" when its step gives no count. */
 function foundPhrase(found: number | null): string {
   return found === null ? "documents searched" : `${plural(found, "passage", "passages")} found`;
@@ -74,6 +80,9 @@ export function sourcesPhrase({ sources, steps, triage, cut }: EndedTurn): strin
   const search = steps.findLast((s) => s.node === "retriever");
   if (search?.detail) {
     const found = passagesFound(search);
+    const carried = passagesCarried(search);
+    // "why?" after an answer re-reads its passages and searches nothing new: not "found no passages" (tester)
+    if (found === 0 && carried > 0) return `${plural(carried, "passage", "passages")} from earlier turns · none cited`;
     if (found === 0) return "The search found no passages";
     const what = foundPhrase(found);
     return `${what[0].toUpperCase()}${what.slice(1)} · none cited`;

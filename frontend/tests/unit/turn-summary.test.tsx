@@ -119,6 +119,9 @@ describe("the summary of an ended turn", () => {
     expect(sourcesPhrase({ steps: reloaded, sources: uncited })).toBe("8 passages found · none cited");
     const none = storedSteps(["retriever: Searching documents (0 passages)"]);
     expect(sourcesPhrase({ steps: none, sources: [] })).toBe("The search found no passages");
+    // tester: "why?" re-reads the last answer's passages and searches nothing new
+    const reused = storedSteps(["retriever: Searching documents (0 passages, and 4 from earlier turns)"]);
+    expect(sourcesPhrase({ steps: reused, sources: [] })).toBe("4 passages from earlier turns · none cited");
   });
 
   it("says how far a stopped answer got when the search had not ended, found nothing, or never ran", () => {
