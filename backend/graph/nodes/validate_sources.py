@@ -59,7 +59,7 @@ from backend.guardrails.repair import (
 
 NODE = "validate_sources"
 CLOSEST = 2  # passages named in the not-found reply
-HEADING_WORDS = 3
+HEADING_LINE_WORDS = 3  # a passage's line of this many words or fewer is a heading, not a sentence to quote
 NOT_FOUND_DETAIL = {
     "model": "the model found no answer in the sources: said so, naming the passages found",
     "unsupported": "nothing in the answer is in the sources: answered that it is not found",
@@ -81,7 +81,8 @@ def asked_again(state: ChatState) -> bool:
     tell them nothing (a tester got it three times in a row)."""
     index = state.get("qa_index", [])
     followup = state.get("followup") or {}
-    return followup.get("kind") == "clarification" and bool(index) and index[-1]["answer"].startswith(NOT_FOUND_OPENING)
+    last = index[-1].get("answer", "") if index else ""
+    return followup.get("kind") == "clarification" and last.startswith(NOT_FOUND_OPENING)
 
 
 def unwrapped(text: str) -> str:
@@ -92,9 +93,9 @@ def unwrapped(text: str) -> str:
 
 def nearest_sentences(question: str, passages: list[Source], embed: Embed) -> list[tuple[str, str | None, str]]:
     """Each passage's sentence nearest the question by MiniLM similarity, with its document and section; a line of
-    HEADING_WORDS words or fewer is a heading ("Parking", "Zephyr-9 Quick Start"), not a sentence to quote."""
+    HEADING_LINE_WORDS words or fewer is a heading ("Parking", "Zephyr-9 Quick Start"), not a sentence to quote."""
     pieces = [
-        [s for s in passage_sentences(unwrapped(p["text"])) if len(s.split()) > HEADING_WORDS] or [p["text"]]
+        [s for s in passage_sentences(unwrapped(p["text"])) if len(s.split()) > HEADING_LINE_WORDS] or [p["text"]]
         for p in passages
     ]
     sims, out, at = cosines([question], [s for sentences in pieces for s in sentences], embed)[0], [], 0
