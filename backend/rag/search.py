@@ -165,12 +165,13 @@ class HybridRetriever:
             return SearchResult([], timings)
         fused = fuse(lists)
         passages = self._passages(fused[: max(2 * k, 6)], scope)
+        named = {id(p) for p in passages if headed(p, query)}  # sections the question names: past the floor, first
         lap("expand")
         if self.config.fusion != "bm25":
             kept = {id(p) for p in self._floor(query, passages, versions, similarity, bool(scope))}
             below = [p for p in passages if id(p) not in kept and anchored(p.text, anchors)]
             kept |= {id(p) for p in below[:ANCHORED]}
-            kept |= {id(p) for p in [p for p in passages if id(p) not in kept and headed(p, query)][:ANCHORED]}
+            kept |= {id(p) for p in [p for p in passages if id(p) not in kept and id(p) in named][:ANCHORED]}
             passages = [p for p in passages if id(p) in kept]
         lap("floor")
         if self.config.rerank and len(passages) > 1:
@@ -180,7 +181,7 @@ class HybridRetriever:
         else:
             for p in passages:
                 p.score = p.fused
-        passages.sort(key=lambda p: (not p.intro, not headed(p, query)))  # a section the question names comes first
+        passages.sort(key=lambda p: (not p.intro, id(p) not in named))
         lap("rerank")
         chosen = trim(passages, k, budget or self.config.token_budget)
         timings["total"] = round(sum(timings.values()), 2)
