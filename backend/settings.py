@@ -224,6 +224,11 @@ class Settings(BaseSettings):
         "any neighbour within the window.",
     )
     intro_chunks: int = Field(1, ge=0, description="First chunks of each @mentioned document always included.")
+    respell: bool = Field(
+        True,
+        description="A question's misspelt words are searched as the documents spell them ('anual leeve' -> "
+        "'annual leave'; needs the offline MiniLM's vocabulary).",
+    )
     context_token_budget: int = Field(700, ge=50, description="Most context tokens handed to the generator.")
     chunk_target_tokens: int = Field(200, ge=20, description="Target chunk size in tokens.")
     chunk_overlap_tokens: int = Field(30, ge=0, description="Overlap between consecutive chunks of a section.")

@@ -78,6 +78,13 @@ REWRITE = """Rewrite the follow-up question below as one standalone question tha
 
 Follow-up question: {question}"""
 
+# A question in another language than English and the documents' (rag/spelling.py `foreign`): the offline MiniLM
+# reads English only, so it is searched by this translation; the model still reads the question as asked.
+TRANSLATE = """Translate the question below into English, keeping its meaning exactly. Reply with the English question only.
+Example: "¿Cuándo tengo que devolver mi tarjeta?" -> When do I have to return my badge?
+
+Question: {question}"""
+
 INTENT = """Decide whether this message needs the team's documents or is general conversation.
 Reply with exactly one word: documents or chat.
 

@@ -120,7 +120,8 @@ class ChatState(TypedDict, total=False):
     mode: Mode
     use_memory: bool
     rewritten_query: str
-    completed_question: str  # an elliptical follow-up made whole (followup.complete_ellipsis), which the model reads
+    completed_question: str  # an elliptical follow-up made whole (followup.complete_ellipsis), or a question in
+    # another language translated into English (rewriter.translated): the model reads it in place of the question
     base_query: str  # the question the next elliptical follow-up is completed from ("": this turn's query)
     intent: Intent
     route_reason: str

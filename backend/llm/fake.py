@@ -45,6 +45,10 @@ def best_sentence(text: str, question: str) -> str:
     return max(sentences, key=lambda s: (len(_words(s) & q), s.endswith((".", "!", "?"))), default=text.strip())
 
 
+# what the fake "translates" (anything else it returns as it came)
+TRANSLATIONS = {"Combien de jours de congé annuel ai-je ?": "How many days of annual leave do I get?"}
+
+
 def scripted_reply(messages: list[BaseMessage]) -> str:
     """The fake's answer to a prompt, recognised by the markers in its last message."""
     last = messages[-1].text if messages else ""
@@ -52,6 +56,9 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
         return "No" if any(NOT_ANSWERED_TRIGGER in m.text for m in messages[:-1]) else "Yes"
     if "Follow-up question:" in last:
         return last.split("Follow-up question:", 1)[1].strip()
+    if "Translate the question below into English" in last:
+        question = last.rsplit("Question:", 1)[-1].strip()
+        return TRANSLATIONS.get(question, question)
     if "different short search queries" in last:
         question = last.rsplit("Question:", 1)[-1].strip()
         n = int(re.search(r"Write (\d+)", last).group(1))  # type: ignore[union-attr]

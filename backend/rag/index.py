@@ -381,6 +381,10 @@ class KnowledgeIndex:
         rows = self.rows(_KEYWORDS[self.db.dialect].replace("{scope}", scope), args)
         return [(_chunk(r), float(r["score"])) for r in rows]
 
+    def active_texts(self) -> list[str]:
+        """The text of every active version's chunk."""
+        return [r["text"] for r in self.rows(f"SELECT c.text {_ACTIVE}")]
+
     def sections(self) -> list[tuple[str, str]]:
         """(document id, section heading) of every active version's chunks that have one, each pair once."""
         rows = self.rows(f"SELECT DISTINCT c.doc_id, c.section {_ACTIVE} WHERE c.section IS NOT NULL")

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from backend.rag.collections import RegistryCollections
+from backend.rag.embeddings import onnx_dir
 from backend.rag.files import document_files
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.ingestion import Ingestor, Prepared
@@ -15,6 +16,7 @@ from backend.rag.limits import UploadLimits
 from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.rerank import choose_reranker
 from backend.rag.search import HybridRetriever, SearchConfig
+from backend.rag.spelling import Speller, english_words
 from backend.rag.store import VectorStore
 from backend.settings import Settings
 from backend.store.database import Database
@@ -36,6 +38,19 @@ def search_config(settings: Settings) -> SearchConfig:
         relevance_floor=settings.relevance_floor,
         relevance_margin=settings.relevance_margin,
     )
+
+
+def speller(settings: Settings) -> Speller | None:
+    """The respeller of questions (RAG_RESPELL), with the English words of the offline MiniLM's tokenizer; None when
+    it is off or that file is not there (with Ollama's embeddings, say): without them every word the documents do
+    not hold would look misspelt."""
+    if not settings.respell:
+        return None
+    known = english_words(onnx_dir(settings.cache_dir) / "onnx" / "tokenizer.json")
+    if not known:
+        log.info("respelling of questions off: no MiniLM tokenizer vocabulary in %s", settings.cache_dir)
+        return None
+    return Speller(known)
 
 
 def upload_limits(settings: Settings) -> UploadLimits:
@@ -73,7 +88,7 @@ class KnowledgeBase:
             settings.reranker, settings.flashrank_path, settings.flashrank_model, embed, self.embed_query
         )
         self.retriever = HybridRetriever(
-            self.index, collection, self.embed_query, self.reranker, search_config(settings)
+            self.index, collection, self.embed_query, self.reranker, search_config(settings), speller=speller(settings)
         )
         self.ingestor = Ingestor(
             self.index,

@@ -24,6 +24,14 @@ class Retriever(Protocol):
         """Cosine distance of the closest chunk, or None when the knowledge base is empty."""
         ...
 
+    async def spelled(self, query: str) -> str:
+        """The query with misspelt words spelt as the documents spell them (itself when none is)."""
+        ...
+
+    async def foreign(self, query: str) -> bool:
+        """Whether the query is mostly in words neither English nor the documents' (searched by a translation)."""
+        ...
+
     async def document_names(self) -> list[str]:
         """Names of the documents in the knowledge base."""
         ...

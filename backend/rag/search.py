@@ -13,6 +13,7 @@ from backend.rag.query_embeddings import QueryEmbedder
 from backend.rag.query_text import search_text
 from backend.rag.relevance import above_floor, chunk_similarities
 from backend.rag.rerank import Reranker
+from backend.rag.spelling import Speller, respelt
 from backend.rag.store import VectorStore
 
 RRF_K = 60
@@ -70,14 +71,18 @@ class HybridRetriever:
         reranker: Reranker,
         config: SearchConfig,
         readable: frozenset[str] | None = None,
+        speller: Speller | None = None,
     ) -> None:
         self.index, self._collection, self._embed_query = index, collection, embed_query
         self.reranker, self.config = reranker, config
         self.readable = readable  # ids of the documents this reader may see (rag/collections.py); None: all
+        self.speller = speller  # respells misspelt words of a query (rag/spelling.py); None: off
 
     def scoped(self, readable: frozenset[str] | None) -> "HybridRetriever":
         """The same search over only the documents a reader may read (None: every document)."""
-        return HybridRetriever(self.index, self._collection, self._embed_query, self.reranker, self.config, readable)
+        return HybridRetriever(
+            self.index, self._collection, self._embed_query, self.reranker, self.config, readable, self.speller
+        )
 
     async def search(
         self,
@@ -94,6 +99,32 @@ class HybridRetriever:
     async def nearest_distance(self, query: str) -> float | None:
         """Cosine distance of the closest chunk of any active document; None when nothing is indexed."""
         return await asyncio.to_thread(self._nearest, query)
+
+    async def spelled(self, query: str) -> str:
+        """The query with its misspelt words spelt as the documents spell them (rag/spelling.py)."""
+        return await asyncio.to_thread(self.respelt, query, self.index.active_versions())
+
+    async def foreign(self, query: str) -> bool:
+        """Whether the query, respelt, is mostly in words neither English nor the documents' (rag/spelling.py)."""
+        return await asyncio.to_thread(self._foreign, query)
+
+    def _foreign(self, query: str) -> bool:
+        if self.speller is None:
+            return False
+        versions = self.index.active_versions()
+        return self.speller.foreign(self.respelt(query, versions), _state(versions), self.index.active_texts)
+
+    def respelt(self, query: str, versions: dict[str, int]) -> str:
+        """The query respelt against the documents whose active versions are given (all of them, readable or not:
+        the vocabulary is shared by every reader; a reader's respelling needs a word they may read)."""
+        if self.speller is None:
+            return query
+        readable = None
+        if self.readable is not None:
+            ids = sorted(d for d in versions if self._may_read(d))
+            readable = lambda word: bool(ids) and bool(self.index.bm25(word, 1, ids))  # noqa: E731
+        fixes = self.speller.fixes(query, _state(versions), self.index.active_texts, readable)
+        return respelt(query, fixes)
 
     async def document_names(self) -> list[str]:
         """Names of searchable documents the reader may read."""
@@ -141,8 +172,9 @@ class HybridRetriever:
             timings[stage] = round((now - clock) * 1000, 2)
             clock = now
 
-        query, variants = search_text(query), [search_text(v) for v in variants or []]
-        versions = {d: v for d, v in self.index.active_versions().items() if self._may_read(d)}
+        active = self.index.active_versions()
+        query, variants = self.respelt(search_text(query), active), [search_text(v) for v in variants or []]
+        versions = {d: v for d, v in active.items() if self._may_read(d)}
         scope = self._scope(documents) if documents else None
         if documents and not scope:
             return SearchResult([], timings)
@@ -234,8 +266,9 @@ class HybridRetriever:
         return hits, close
 
     def _nearest(self, query: str) -> float | None:
-        query = search_text(query)
-        versions = {d: v for d, v in self.index.active_versions().items() if self._may_read(d)}
+        active = self.index.active_versions()
+        query = self.respelt(search_text(query), active)
+        versions = {d: v for d, v in active.items() if self._may_read(d)}
         if not versions:
             return None
         ids = self._allowed(None, versions)
@@ -277,6 +310,11 @@ class HybridRetriever:
                 passages.append(Passage(doc, intro[0].document, intro, 0, 0.0, intro=True))
         passages.sort(key=lambda p: -p.fused)
         return dedupe(passages)
+
+
+def _state(versions: dict[str, int]) -> tuple:
+    """What identifies the documents' state for the speller's vocabulary."""
+    return tuple(sorted(versions.items()))
 
 
 def section_span(chunks: list[StoredChunk], hit: int) -> tuple[int, int]:

@@ -30,6 +30,8 @@ class FakeRetriever:
     probes: int = 0
     variants: list[list[str]] = field(default_factory=list)
     anchors: list[list[str]] = field(default_factory=list)
+    respellings: dict[str, str] = field(default_factory=dict)  # misspelt word -> the documents' word
+    foreign_words: set[str] = field(default_factory=set)  # a query holding one of them is "foreign"
 
     async def search(
         self,
@@ -47,6 +49,12 @@ class FakeRetriever:
     async def nearest_distance(self, query: str) -> float | None:
         self.probes += 1
         return self.distance
+
+    async def spelled(self, query: str) -> str:
+        return " ".join(self.respellings.get(w, w) for w in query.split()) if self.respellings else query
+
+    async def foreign(self, query: str) -> bool:
+        return any(w in self.foreign_words for w in query.lower().split())
 
     async def document_names(self) -> list[str]:
         return self.names or sorted({h["document"] for h in self.hits})

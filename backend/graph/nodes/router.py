@@ -78,6 +78,8 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
         return _decide("rag", "asks about documents")
     if (team := TEAM_RE.search(question)) and await runtime.context.retriever.nearest_distance(question) is not None:
         return _decide("rag", f"asks about the team's own affairs (“{team.group(0)}”)")
+    if await runtime.context.retriever.foreign(question):  # MiniLM's distance says nothing of a French question
+        return _decide("rag", "in another language than the documents: searched by an English translation")
     return await _probe(question, runtime)
 
 

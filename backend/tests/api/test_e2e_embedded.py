@@ -257,3 +257,22 @@ def test_an_answer_that_reaches_the_length_limit_is_marked_cut_short_live_and_af
         assert completion.choices[0].finish_reason == "length"  # as OpenAI reports an answer cut at max_tokens
     finally:
         deps.chat_model, deps.settings.max_answer_tokens = model, limit
+
+
+def test_embedded_model_translates_a_question_in_another_language_and_searches_by_it(live):
+    url, _ = live
+    with httpx.Client(base_url=url, timeout=300) as client:
+        events = parse_sse(
+            client.post("/api/chat/stream", json={"message": "Combien de jours de congé annuel ai-je ?"})
+        )
+    done = events[-1][1]
+    assert done["route_reason"] == "in another language than the documents: searched by an English translation"
+    query = done["rewritten_query"]
+    assert query and "combien" not in query.lower()  # the model's English, whatever its wording (0.5B: "How many
+    # days of annual congé do I have?")
+    label = next(
+        d["label"] for n, d in events if n == "status" and d["node"] == "retriever" and d["phase"] == "progress"
+    )
+    assert label == f"Searching documents for “{query}”…"
+    found = dict(events)["sources"]["sources"]
+    assert any("annual leave" in s["snippet"].lower() for s in found), (query, found)

@@ -4,7 +4,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from backend.graph.nodes.rewriter import clean_rewrite, rewrite
 from backend.llm.fake import ScriptedChatModel
 from backend.memory.followup import FollowUp, detect
-from backend.tests.fakes import replying, runtime
+from backend.tests.fakes import FakeRetriever, replying, runtime
 
 HISTORY = [HumanMessage("How often is the Zephyr-9 serviced?"), AIMessage("Every 12 months [S1].")]
 HISTORY_TEXT = " ".join(m.text for m in HISTORY)
@@ -161,3 +161,22 @@ async def test_a_new_mention_is_searched_without_the_last_topics_names():
     out = await rewrite(state, runtime(ScriptedChatModel()))
     assert out["rewritten_query"] == "how much does it cost?"  # not "… (Zephyr-9)"
     assert out["context_decision"]["decision"] == "fresh"
+
+
+async def test_a_question_in_another_language_is_searched_by_its_english_translation_and_not_respelt():
+    retriever = FakeRetriever(foreign_words={"combien"}, respellings={"annuel": "annual"})
+    model = ScriptedChatModel()  # its translation is for the question as asked, "annuel" and all
+    question = "Combien de jours de congé annuel ai-je ?"
+    out = await rewrite({"question": question}, runtime(chat_model=model, retriever=retriever))
+    assert out["rewritten_query"] == "How many days of annual leave do I get?"
+    assert out["completed_question"] == out["rewritten_query"]  # the model reads it too, and answers in English
+    assert len(model.calls) == 1 and question in model.calls[0][-1].text
+    assert out["context_decision"]["decision"] == "fresh"
+
+
+async def test_a_misspelt_question_is_searched_respelt_without_a_model_call():
+    retriever = FakeRetriever(respellings={"anual": "annual", "leeve": "leave"})
+    model = ScriptedChatModel()
+    out = await rewrite({"question": "how many days of anual leeve"}, runtime(chat_model=model, retriever=retriever))
+    assert out["rewritten_query"] == "how many days of annual leave" and model.calls == []
+    assert out["completed_question"] == ""  # the model reads the question as typed

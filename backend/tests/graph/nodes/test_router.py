@@ -129,3 +129,16 @@ async def test_a_question_naming_a_section_of_the_documents_goes_to_the_document
             {"question": "What is the first week of a ski trip like?", "mode": "auto"}, runtime(model, settled)
         )
         assert out["route_reason"].startswith(reason)
+
+
+async def test_a_question_in_another_language_goes_to_the_documents_without_the_distance_probe():
+    retriever = FakeRetriever(distance=1.3, foreign_words={"combien"})  # far: MiniLM reads English only
+    model = ScriptedChatModel()
+    out = await route(
+        {"question": "Combien de jours de congé annuel ai-je ?", "mode": "auto"},
+        runtime(chat_model=model, retriever=retriever),
+    )
+    assert out["intent"] == "rag" and "searched by an English translation" in out["route_reason"]
+    assert retriever.probes == 0 and model.calls == []
+    english = await route({"question": "tell me about zebras", "mode": "auto"}, runtime(retriever=retriever))
+    assert english["intent"] == "chat"  # far, and not foreign: the probe decides as before

@@ -1,0 +1,169 @@
+"""Spelling: a question's misspelt words read as the documents spell them, before it is searched.
+
+"how mny dayz of anual leeve do i get" found no passage: MiniLM put it far from every chunk (0.77), BM25 found none
+of its words, and the router sent it to chat, whose model said "The documents do not say" (tester). A word is
+respelt only when
+- it is not in the documents, nor a whole word of the MiniLM tokenizer's English vocabulary (about 21,700 words:
+  "timer" is not made "time", "louvre" stays), nor one of those with an ending added ("handlers", "restated"),
+  nor a stopword;
+- it has four letters or more, all ASCII (a French "congé" is left alone), and
+- a word of the documents of the same first letter is one edit away (a swap of two neighbouring letters is one
+  edit), the most frequent of them kept.
+A question most of whose words are neither English nor the documents' ("Combien de jours de congé annuel ai-je ?")
+is `foreign`: the offline MiniLM reads English only, so it is searched by an English translation (graph/nodes/
+rewriter.py).
+
+Two edits respelt real words into others on SQuAD's tune questions ("qualitative" → "quantitative", "restated" →
+"related", "calculator" → "calculated"); one edit still mends "comninatorial" and "anual leeve".
+The vocabulary is the active documents' words, read once per change of the documents; for a reader limited to some
+documents (accounts), a respelling is kept only when a document they may read holds the word, so it never names a
+word of a document they cannot see.
+"""
+
+import json
+import re
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Container, Iterable
+from pathlib import Path
+
+from backend.rag.index import STOPWORDS
+
+MIN_LETTERS = 4
+EDITS = 1
+# endings an English word may carry beyond its dictionary form: such a word is no misspelling of another
+_ENDINGS = re.compile(r"(?:s|es|ed|d|ing|er|ers|or|ors|ly|al|ally|ness|ment|ments|able|ation|ations|ity|ize|izes)$")
+_WORD = re.compile(r"(?<![\w-])[^\W\d_]+(?![\w-])")  # letters, not part of a code ("Zephyr-9"), path or identifier
+UNSPACED = 0x2E80  # CJK and later scripts: a "word" may be a whole question
+FOREIGN_SHARE = 0.5  # a question is foreign when fewer than half its words are English or the documents'
+
+
+def english_words(tokenizer_json: Path) -> frozenset[str]:
+    """The whole, alphabetic words of a WordPiece tokenizer's vocabulary; empty when the file is missing."""
+    try:
+        vocab = json.loads(tokenizer_json.read_text())["model"]["vocab"]
+    except (OSError, ValueError, KeyError):
+        return frozenset()
+    return frozenset(t for t in vocab if t.isascii() and t.isalpha())
+
+
+def edits_within(a: str, b: str, limit: int) -> int | None:
+    """Edit distance (insert, delete, substitute, swap of neighbours) when at most `limit`, else None."""
+    if abs(len(a) - len(b)) > limit:
+        return None
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return None
+        before, row = row, current
+    return row[-1] if row[-1] <= limit else None
+
+
+class Vocabulary:
+    """The documents' words with their counts, bucketed by first letter and length for lookup."""
+
+    def __init__(self, counts: Counter[str]) -> None:
+        self.counts = counts
+        self._buckets: dict[tuple[str, int], list[str]] = defaultdict(list)
+        for word in counts:
+            self._buckets[(word[0], len(word))].append(word)
+
+    def nearest(self, word: str, limit: int = EDITS) -> str | None:
+        """The most frequent document word nearest to `word` within `limit` edits, if any."""
+        best: tuple[int, int, str] | None = None
+        for length in range(len(word) - limit, len(word) + limit + 1):
+            for candidate in self._buckets.get((word[0], length), ()):
+                if (d := edits_within(word, candidate, limit)) is not None:
+                    key = (d, -self.counts[candidate], candidate)
+                    best = key if best is None or key < best else best
+        return best[2] if best else None
+
+
+def count_words(texts: Iterable[str]) -> Counter[str]:
+    """Lower-cased words of the texts, as a respelling may use them (letters only, not stopwords)."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(w for w in (m.lower() for m in _WORD.findall(text)) if len(w) >= 3 and w not in STOPWORDS)
+    return counts
+
+
+class Speller:
+    """Respells questions against the documents' vocabulary, rebuilt when the documents change."""
+
+    def __init__(self, known: frozenset[str]) -> None:
+        self.known = known
+        self._lock = threading.Lock()
+        self._vocabulary: tuple[object, Vocabulary] | None = None
+
+    def fixes(
+        self,
+        text: str,
+        version: object,
+        read_texts: Callable[[], Iterable[str]],
+        readable: Callable[[str], bool] | None = None,
+    ) -> dict[str, str]:
+        """Misspelt word (lower case) -> the documents' word. `version` identifies the documents' state (their active
+        versions); `read_texts` gives their texts when it changed; `readable` says whether a document the reader may
+        read holds a word (None: the reader reads every document)."""
+        if not self.known:
+            return {}  # without an English vocabulary every word not in the documents would look misspelt
+        asked = {w.lower() for w in _WORD.findall(text)}
+        unknown = [
+            w for w in asked if len(w) >= MIN_LETTERS and w.isascii() and w not in STOPWORDS and not self._english(w)
+        ]
+        if not unknown:
+            return {}
+        vocabulary = self._current(version, read_texts)
+        fixes = {}
+        for word in unknown:
+            if word in vocabulary.counts or _inflected(word, vocabulary.counts):
+                continue
+            right = vocabulary.nearest(word)
+            if right and not _inflected(right, {word}) and (readable is None or readable(right)):  # not "summarises"
+                fixes[word] = right
+        return fixes
+
+    def foreign(self, text: str, version: object, read_texts: Callable[[], Iterable[str]]) -> bool:
+        """Whether fewer than half the letters of the text's words (of three letters or more) are in English words
+        or words of the documents (a German question to German documents is not foreign). It needs two such words,
+        or one of a script written without spaces ("年假有多少天？")."""
+        if not self.known:
+            return False
+        words = [w.lower() for w in _WORD.findall(text) if len(w) >= 3]
+        if len(words) < 2 and not any(ord(c) >= UNSPACED for w in words for c in w):
+            return False
+        counts = self._current(version, read_texts).counts
+        ours = [w for w in words if w in STOPWORDS or self._english(w) or w in counts or _inflected(w, counts)]
+        return sum(map(len, ours)) < FOREIGN_SHARE * sum(map(len, words))
+
+    def _english(self, word: str) -> bool:
+        return word in self.known or _inflected(word, self.known)
+
+    def _current(self, version: object, read_texts: Callable[[], Iterable[str]]) -> Vocabulary:
+        with self._lock:
+            if self._vocabulary is None or self._vocabulary[0] != version:
+                self._vocabulary = (version, Vocabulary(count_words(read_texts())))
+            return self._vocabulary[1]
+
+
+def _inflected(word: str, words: Container[str]) -> bool:
+    """Whether the word is one of `words` with an ending added ("handlers", "restated", "analyzes")."""
+    stem = _ENDINGS.sub("", word)
+    if stem == word or len(stem) < 3:
+        return False
+    undoubled = stem[:-1] if stem[-1] == stem[-2] else stem  # "running" -> "runn" -> "run"
+    return any(form in words for form in (stem, stem + "e", undoubled))
+
+
+def respelt(text: str, fixes: dict[str, str]) -> str:
+    """The text with each misspelt word replaced by its fix (in lower case)."""
+    if not fixes:
+        return text
+    return _WORD.sub(lambda m: fixes.get(m.group(0).lower(), m.group(0)), text)
