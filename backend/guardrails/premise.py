@@ -27,6 +27,13 @@ from backend.guardrails.grounding import SentenceSupport
 
 MIN_SHARED = 2  # a claim must repeat at least this many of the question's words to be judged
 MAX_MISSING_SHARE = 0.5  # a claim for which this share of them (or more) is in no passage restates the question
+# A yes-or-no question is answered in its own words ("Can I work from home?" → "Yes, you can work from home … [S1]"
+# from "Employees may work remotely …"): one word the passages put otherwise is no neighbouring fact, so it takes
+# two. The single-word catches of bench.answers' dumps were all wh-questions ("get", "changed", "employ").
+YES_NO_QUESTION = re.compile(
+    r"^\W*(can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)\b", re.IGNORECASE
+)
+YES_NO_LEAST = 2
 
 
 @dataclass(frozen=True)
@@ -37,10 +44,11 @@ class Premise:
     shared: frozenset[str]
     missing: frozenset[str]
 
-    @property
-    def unstated(self) -> bool:
-        """True when at least MAX_MISSING_SHARE of the words the claim takes from the question are in no passage."""
-        return len(self.shared) >= MIN_SHARED and len(self.missing) >= MAX_MISSING_SHARE * len(self.shared)
+    def unstated(self, least: int = 1) -> bool:
+        """True when at least MAX_MISSING_SHARE of the words the claim takes from the question, and `least` of
+        them, are in no passage."""
+        missing = len(self.missing)
+        return len(self.shared) >= MIN_SHARED and missing >= least and missing >= MAX_MISSING_SHARE * len(self.shared)
 
 
 def premises(question: str, claims: list[SentenceSupport], passages: Mapping[str, str]) -> list[Premise]:
@@ -60,7 +68,8 @@ def unstated_premise(question: str, claims: list[SentenceSupport], passages: Map
     """The question's words (as typed) that the answer states but no passage uses, when every judged claim
     restates the question in such words; None when the answer may stand."""
     judged = premises(question, claims, passages)
-    if not judged or not all(p.unstated for p in judged):
+    least = YES_NO_LEAST if YES_NO_QUESTION.search(question) else 1
+    if not judged or not all(p.unstated(least) for p in judged):
         return None
     missing = set().union(*(p.missing for p in judged))
     return sorted({w for w in typed_content_words(question) if stem(w) in missing})

@@ -117,3 +117,12 @@ POLICY = (
 )
 def test_an_answer_that_adds_to_the_question_or_answers_yes_no_or_a_choice_is_kept(question, answer):
     assert not echoes(question, answer, ACCEPTS + " It needs 2 states. The answer is complex. " + POLICY)
+
+
+def test_a_yes_no_answer_in_the_questions_words_needs_two_words_no_passage_uses():
+    remote = {"S1": "Employees may work remotely up to three days per week after completing their probation period."}
+    answer = "Yes, you can work from home up to three days per week after your probation period [S1]."
+    assert judge("Can I work from home?", answer, remote) is None  # a correct answer was replaced for "home"
+    assert judge("Where can I work from home?", answer, remote) == ["home"]  # a wh-question: one word is enough
+    rooftop = "Yes, you can work from the rooftop garden up to three days per week [S1]."
+    assert judge("Can I work from the rooftop garden?", rooftop, remote) == ["garden", "rooftop"]
