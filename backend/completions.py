@@ -286,10 +286,7 @@ class TurnWriter:
         if blocked(self.done):
             return "content_filter"
         validation = (self.done.validation if self.done else None) or {}
-        check = validation.get("sources") or {}
-        # the not-found reply replaced the cut answer; one kept behind the no-passage lead is still the cut one
-        replaced = check.get("not_found") in ("replaced", "model") or check.get("not_found_reason") == "unsupported"
-        return "length" if (validation.get("length") or {}).get("cut") and not replaced else "stop"
+        return "length" if (validation.get("length") or {}).get("cut") else "stop"  # of the answer shown
 
     def completion(self) -> ChatCompletion:
         """The whole answer as one completion (after the done event)."""

@@ -99,7 +99,8 @@ class AnswerableCheck(TypedDict):
 
 
 class LengthCheck(TypedDict):
-    """The model stopped at the answer's length limit (RAG_MAX_ANSWER_TOKENS), mid-way, not where it meant to."""
+    """The model stopped at the answer's length limit (RAG_MAX_ANSWER_TOKENS), mid-way, not where it meant to.
+    `cut` is of the answer shown: false when the checks replaced the cut answer by a whole reply."""
 
     cut: bool
     max_tokens: int

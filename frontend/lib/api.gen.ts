@@ -1882,6 +1882,7 @@ export interface components {
         /**
          * LengthCheck
          * @description The model stopped at the answer's length limit (RAG_MAX_ANSWER_TOKENS), mid-way, not where it meant to.
+         *     `cut` is of the answer shown: false when the checks replaced the cut answer by a whole reply.
          */
         LengthCheck: {
             /** Cut */

@@ -91,12 +91,8 @@ function validationBadges(validation: Validation): Badge[] {
         : "some sentences are not supported by the sources",
     });
   }
-  // the not-found reply replaced the cut answer; a no-passage answer kept behind its lead is still the cut one
-  const replaced =
-    sources?.not_found === "replaced" ||
-    sources?.not_found === "model" ||
-    (sources?.not_found === "no_passages" && sources.not_found_reason === "unsupported");
-  if (validation.length?.cut && !replaced) {
+  // of the answer shown: the server says false when the checks replaced the cut answer by a whole reply
+  if (validation.length?.cut) {
     out.push({
       label: "cut short",
       tone: "warn",

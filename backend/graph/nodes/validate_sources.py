@@ -1,8 +1,9 @@
 """validate_sources: check every claim of a documents answer against the passages, and repair its citations.
 
-Contract: reads `answer`, `documents`, `fresh_ids`, `intent`, `triage`; writes `validation.sources`
-{grounded, confidence, issues, unsupported_sentences, repairs, claims, supported, not_found, original_text}
-and, when citations were repaired or nothing was supported, `answer`:
+Contract: reads `answer`, `documents`, `fresh_ids`, `intent`, `triage`, `validation.length`; writes
+`validation.sources` {grounded, confidence, issues, unsupported_sentences, repairs, claims, supported, not_found,
+original_text}, `validation.length.cut` false when a cut answer was replaced, and, when citations were repaired or
+nothing was supported, `answer`:
 - each supported claim cites a passage that supports it (added or re-pointed); unsupported claims cite nothing;
 - with RAG_NOT_FOUND_REPLY (default), an answer with claims of which none is supported becomes an honest
   "I could not find this in the documents" naming the closest passages (asked again, "why?", quoting their
@@ -31,7 +32,7 @@ import numpy as np
 from langgraph.runtime import Runtime
 
 from backend.contract.text import strip_mentions, without_note
-from backend.contract.types import NotFoundReason, Source, SourcesCheck
+from backend.contract.types import LengthCheck, NotFoundReason, Source, SourcesCheck
 from backend.graph.deps import GraphDeps
 from backend.graph.report import report
 from backend.graph.state import ChatState
@@ -124,6 +125,23 @@ def name_words(document: str) -> str:
 
 async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Ground the answer's claims in the passages; repair citations; replace an answer nothing supports."""
+    return length_shown(state, await _validated(state, runtime))
+
+
+def length_shown(state: ChatState, out: dict) -> dict:
+    """validation.length as the answer the user gets has it: the model's answer stopped at the length limit, but
+    the not-found reply (or NO_PASSAGE_REPLY) that replaced it is whole; one kept behind NO_PASSAGE_LEAD is still
+    cut. Every client reads `cut` alone (the UI's badge, /v1's finish_reason "length")."""
+    length = (state.get("validation") or {}).get("length")
+    check = out.get("validation", {}).get("sources") or {}
+    replaced = check.get("not_found") in ("replaced", "model") or check.get("not_found_reason") == "unsupported"
+    if not length or not length["cut"] or not replaced:
+        return out
+    whole = LengthCheck(cut=False, max_tokens=length["max_tokens"])
+    return {**out, "validation": {**out["validation"], "length": whole}}
+
+
+async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     if decided(state) or state.get("intent") != "rag":
         return {}
     if not state.get("documents"):

@@ -32,7 +32,7 @@ describe("badgesFromDone", () => {
     expect(labels).toEqual(["answered from FAQ", "grounded 0.92", "PII redacted", "answer adjusted"]);
   });
 
-  it("says an answer stopped at its length limit, unless it was replaced by the not-found reply", () => {
+  it("says an answer stopped at its length limit, as the server judges the answer shown", () => {
     const sources = { grounded: true, confidence: 0.94, issues: [], unsupported_sentences: [] };
     const cut = badgesFromDone({
       ...done,
@@ -40,16 +40,12 @@ describe("badgesFromDone", () => {
     }).find((b) => b.label === "cut short");
     expect(cut?.tone).toBe("warn");
     expect(cut?.title).toContain("length limit (512 tokens)");
+    // the not-found reply that replaced a cut answer is whole: the server says cut false
     const replaced = badgesFromDone({
       ...done,
-      validation: { sources: { ...sources, not_found: "replaced" }, length: { cut: true, max_tokens: 512 } },
+      validation: { sources: { ...sources, not_found: "replaced" }, length: { cut: false, max_tokens: 512 } },
     }).map((b) => b.label);
     expect(replaced).not.toContain("cut short");
-    const led = badgesFromDone({
-      ...done,
-      validation: { sources: { ...sources, not_found: "no_passages" }, length: { cut: true, max_tokens: 512 } },
-    }).map((b) => b.label);
-    expect(led).toContain("cut short"); // kept behind the no-passage lead: still the cut answer
   });
 
   it("explains every triage badge in its tooltip (tester: the FAQ badge had none)", () => {

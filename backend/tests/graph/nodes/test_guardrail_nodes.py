@@ -132,6 +132,19 @@ async def test_validate_sources_reports_unsupported_sentences():
     assert report["grounded"] is False and report["unsupported_sentences"] == ["The office has a rooftop pool."]
 
 
+async def test_a_cut_answer_replaced_by_the_not_found_reply_is_not_shown_as_cut_but_one_kept_behind_the_lead_is():
+    cut = {"length": {"cut": True, "max_tokens": 12}}
+    docs = [source("S1", "h.md", "Full-time employees receive 28 days of paid annual leave per year.")]
+    invented = {**fresh("pool?"), "intent": "rag", "documents": docs, "validation": cut}
+    invented["answer"] = "The office has a rooftop pool of 25 metres [S1]"
+    out = await run(validate_sources, invented, runtime())
+    assert out["validation"]["sources"]["not_found"] == "replaced"
+    assert out["validation"]["length"] == {"cut": False, "max_tokens": 12}  # the reply shown is whole
+    led = {**fresh("pool?"), "intent": "rag", "documents": [], "validation": cut, "answer": "Pools are often heated"}
+    out = await run(validate_sources, led, runtime())
+    assert out["answer"].endswith("Pools are often heated") and out["validation"]["length"]["cut"] is True
+
+
 async def test_validate_sources_reads_a_short_answer_with_the_question_less_its_at_mention(minilm):
     """The 1.5B model's correct "Until 31 March [S1]." was replaced (support 0.49 of 0.5): "@employee-handbook"
     counted as a word of the question that the passage lacks (bench.answers' tune question, asked with an @)."""
