@@ -138,6 +138,11 @@ def replace_reason(validation: Validation) -> str:
             f"the model judged that the passages do not state the answer to the question{judged}, "
             "so the answer says the documents do not contain it"
         )
+    elif parts := sources.get("unanswered_parts"):
+        reasons.append(
+            f"the model judged that the passages do not state the whole answer; the answer says so of {len(parts)} "
+            f"part{'s' if len(parts) > 1 else ''} of the question"
+        )
     elif sources.get("not_found") == "replaced" and sources.get("not_found_reason") == "wrong_kind":
         reasons.append(
             f"the question asks for {sources.get('asked_for', 'something else')} and the answer gives none, "

@@ -87,6 +87,8 @@ class SourcesCheck(TypedDict):
     # (unstated); or they add nothing to a wh-question (restates_question)
     asked_for: NotRequired[str]  # with "wrong_kind": what the question asks for ("a frequency")
     unstated: NotRequired[list[str]]  # with "unstated_premise": the question's words the passages lack
+    unanswered_parts: NotRequired[list[str]]  # a question asking two things, one answered: the others, which the
+    # model judged the passages do not answer; the answer says so at its end instead of being replaced
 
 
 class AnswerableCheck(TypedDict):

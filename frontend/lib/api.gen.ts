@@ -2395,6 +2395,8 @@ export interface components {
             repairs?: components["schemas"]["CitationRepair"][];
             /** Supported */
             supported?: number;
+            /** Unanswered Parts */
+            unanswered_parts?: string[];
             /** Unstated */
             unstated?: string[];
             /** Unsupported */

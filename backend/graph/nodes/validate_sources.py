@@ -9,7 +9,9 @@ nothing was supported, `answer`:
   "I could not find this in the documents" naming the closest passages (asked again, "why?", quoting their
   sentences nearest the question);
 - so does an answer with claims that the model judged does not answer the question (validation.answerable,
-  written by validate_answerable when RAG_ANSWERABLE_CHECK is on);
+  written by validate_answerable when RAG_ANSWERABLE_CHECK is on), unless the question asks two things and the
+  supported claims answer one (parts.py): then the answer stays and ends with PART_NOT_FOUND naming the parts it
+  leaves (`unanswered_parts`);
 - and, with RAG_NOT_FOUND_REPLY, an answer that does not give the kind of thing the question asks for ("how
   often" answered without a frequency: a neighbouring fact of the passage, answer_kind.py);
 - and, with RAG_NOT_FOUND_REPLY, an answer whose claims restate the question in words that no passage uses (a
@@ -48,6 +50,7 @@ from backend.guardrails.grounding import (
     figures,
     passage_sentences,
 )
+from backend.guardrails.parts import unanswered_parts
 from backend.guardrails.premise import echoes_question, unstated_premise
 from backend.guardrails.repair import (
     NOT_FOUND_OPENING,
@@ -59,6 +62,7 @@ from backend.guardrails.repair import (
 )
 
 NODE = "validate_sources"
+PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
 CLOSEST = 2  # passages named in the not-found reply
 HEADING_LINE_WORDS = 3  # a passage's line of this many words or fewer is a heading, not a sentence to quote
 NOT_FOUND_DETAIL = {
@@ -173,6 +177,9 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     if answer != original:
         check["markup_removed"] = True
     why, detail = _not_found_reason(state, settings.not_found_reply, result, supported, answer, passages)
+    rest = unanswered_parts(asked(state), [c.sentence for c in result.claims if c.best is not None])
+    if why == "unanswered" and rest:  # a two-part question with one part answered: the answer stays, and says so
+        why, check["unanswered_parts"] = None, rest
     if why is not None:
         text = await not_found_text(state, runtime)
         check |= {"not_found": "replaced", "not_found_reason": why, "original_text": original, **detail}
@@ -186,15 +193,18 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
             return _out(runtime, check, text, NOT_FOUND_DETAIL["model"])
         return _out(runtime, check, None, _detail(result, None))
     fixed = repair(answer, result, names) if settings.citation_repair else None
-    if fixed is None or fixed.text == answer:
-        return _out(runtime, check, answer if answer != original else None, _detail(result, fixed))
-    check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]
-    if fixed.merged:
-        check["markers_merged"] = len(fixed.merged)
-    # as the repaired text has them: "[S4] states that …" reads "employee-handbook.md states that …", and the mark
-    # must cover the name
-    check["unsupported_sentences"] = fixed.unsupported
-    return _out(runtime, check, fixed.text, _detail(result, fixed))
+    final = answer
+    if fixed is not None and fixed.text != answer:
+        check["repairs"] = [c.as_dict() for c in fixed.changes]  # type: ignore[misc]
+        if fixed.merged:
+            check["markers_merged"] = len(fixed.merged)
+        # as the repaired text has them: "[S4] states that …" reads "employee-handbook.md states that …", and the
+        # mark must cover the name
+        check["unsupported_sentences"] = fixed.unsupported
+        final = fixed.text
+    if rest := check.get("unanswered_parts"):
+        final = f"{final}\n\n{PART_NOT_FOUND}{' '.join(f'“{part}”' for part in rest)}"
+    return _out(runtime, check, final if final != original else None, _detail(result, fixed))
 
 
 NO_PASSAGE_LEAD = "No document in the knowledge base matched this question, so this answer does not come from them."

@@ -56,6 +56,17 @@ class CitesTwice(ScriptedChatModel):
         return f"Up to 5 unused days may be carried over into the first quarter of the next year [{right}]. [{right}]"
 
 
+class AnswersOnePart(ScriptedChatModel):
+    """Fake model that answers the notice-period half of a two-part question from its passage, says nothing of the
+    other, and judges that the passages do not state the answer (as the 1.5B model did, P(yes) 0.43)."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        if asks_answered(messages[-1].text):
+            return "No"
+        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "notice period" in text)
+        return f"The notice period for permanent employees is 2 months, given in writing to the line manager [{right}]."
+
+
 class NamesTheOffice(ScriptedChatModel):
     """Fake model that answers in a word the passage does not use but its document's name does ("office", from
     office-guide.html), as the 1.5B model did."""
@@ -336,3 +347,22 @@ async def test_asked_why_after_a_not_found_reply_quotes_the_closest_sentences_in
     # a question of its own after the not-found reply gets the short reply, as any question does
     events = await ask(client, "@zephyr-9-service-manual what refrigerant gas is inside the unit?", "g9")
     assert events[-1][1]["answer"].startswith("I could not find this in the documents. The closest passages")
+
+
+async def test_a_two_part_question_with_one_part_answered_keeps_that_answer_and_names_the_other_live_and_after_reload(
+    app, client
+):
+    app.state.services.deps.chat_model = AnswersOnePart()
+    question = "@employee-handbook What is the notice period for permanent employees and is there a gym in the office?"
+    events = await ask(client, question, "g9")
+    done, replace = events[-1][1], first(events, "replace")
+    assert done["answer"].startswith("The notice period for permanent employees is 2 months")
+    assert done["answer"].endswith(
+        "I could not find the answer to the rest of the question in the documents: “is there a gym in the office?”"
+    )
+    check = done["validation"]["sources"]
+    assert check["unanswered_parts"] == ["is there a gym in the office?"] and not check.get("not_found")
+    assert replace["text"] == done["answer"] and "do not state the whole answer" in replace["reason"]
+    assert done["validation"]["answerable"]["answered"] is False
+    stored = (await client.get("/api/threads/g9")).json()["messages"][-1]
+    assert stored["content"] == done["answer"] and stored["validation"]["sources"] == check

@@ -1,0 +1,47 @@
+"""The parts of a question that asks two things, and which of them an answer leaves unanswered.
+
+"What is the notice period for permanent employees and is there a gym in the office?" got a right, cited answer to
+its first part, and the model judged that the passages do not state the answer to the question (P(yes) 0.43): they
+state half of it. Replacing the whole answer by the not-found reply lost the half that was there (tester). A
+question is cut into parts at a second question mark followed by more text, and at "and" or "or" (after a comma or
+not) followed by a question word or an auxiliary verb ("and is there …", ", and what …"). A part is answered when
+the supported claims use at least half of its content words.
+"""
+
+import re
+
+from backend.contract.text import content_words
+
+_AUX = "is|are|was|were|do|does|did|can|could|will|would|should|may|must|has|have"
+_WH = "what|which|who|whom|whose|when|where|why|how"
+_SPLIT = re.compile(rf"\?\s+(?=\S)|[;,]?\s+(?:and|or)\s+(?=(?:{_AUX}|{_WH})\b)", re.IGNORECASE)
+# a part is a question of its own: a question word among its first three words, or an auxiliary verb and then its
+# subject ("is there …", "does it …"), not a second verb of one question ("What two resources are consumed … and
+# are typically known to vary?", SQuAD)
+_ASKS = re.compile(
+    rf"^(?:\W*\w+){{0,2}}?\W*\b(?:{_WH})\b|^\W*(?:{_AUX})\s+(?:there|it|i|you|we|they|he|she|the|a|an|this|that|"
+    r"these|those|my|our|your|their|its|any|some|(?-i:[A-Z@]))",
+    re.IGNORECASE,
+)
+COVERED_SHARE = 0.5
+
+
+def question_parts(question: str) -> list[str]:
+    """The question's parts, each as a question ("is there a gym in the office?"); the question alone when it asks
+    one thing, or when a part is no question of its own ("Thanks, and what about contractors?")."""
+    parts = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
+    parts = [p for p in parts if content_words(p)]
+    if len(parts) < 2 or not all(_ASKS.search(p) for p in parts):
+        return [question.strip()]
+    return [f"{p}?" for p in parts]
+
+
+def unanswered_parts(question: str, supported_claims: list[str]) -> list[str]:
+    """The parts no supported claim answers, when the question has several and the claims answer at least one;
+    [] otherwise (one part, every part answered, or none)."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return []
+    said = content_words(" ".join(supported_claims))
+    missing = [p for p in parts if len(content_words(p) & said) < COVERED_SHARE * len(content_words(p))]
+    return missing if 0 < len(missing) < len(parts) else []

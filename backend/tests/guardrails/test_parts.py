@@ -1,0 +1,46 @@
+import pytest
+
+from backend.guardrails.parts import question_parts, unanswered_parts
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "What is the notice period for permanent employees and is there a gym in the office?",
+            ["What is the notice period for permanent employees?", "is there a gym in the office?"],
+        ),
+        (
+            "How many days of annual leave do I get, and what refrigerant does the Zephyr-9 use?",
+            ["How many days of annual leave do I get?", "what refrigerant does the Zephyr-9 use?"],
+        ),
+        ("What is the hotel limit? How much for meals?", ["What is the hotel limit?", "How much for meals?"]),
+        ("Is the Zephyr-9 quiet and does it need servicing?", ["Is the Zephyr-9 quiet?", "does it need servicing?"]),
+    ],
+)
+def test_a_question_asking_two_things_is_cut_into_its_questions(question, parts):
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # a second verb of one question (a SQuAD tune question), not a second question
+        "What two resources are uncommonly consumed by alternate models and are typically known to vary?",
+        "Thanks, and what about contractors?",  # thanks is no question
+        "Which cars and bikes can I use for a business trip?",
+        "What is the notice period?",
+    ],
+)
+def test_a_question_asking_one_thing_is_one_part(question):
+    assert question_parts(question) == [question]
+
+
+def test_the_parts_no_supported_claim_answers_are_named_when_another_part_is_answered():
+    question = "What is the notice period for permanent employees and is there a gym in the office?"
+    claim = "The notice period for permanent employees is 2 months, given in writing [S1]."
+    assert unanswered_parts(question, [claim]) == ["is there a gym in the office?"]
+    assert unanswered_parts(question, []) == []  # nothing answered: the not-found reply, not a part of it
+    both = [claim, "The office has a gym on the ground floor [S2]."]
+    assert unanswered_parts(question, both) == []  # every part answered
+    assert unanswered_parts("What is the notice period for permanent employees?", [claim]) == []
