@@ -28,6 +28,10 @@ class Retriever(Protocol):
         """The query with misspelt words spelt as the documents spell them (itself when none is)."""
         ...
 
+    async def document_terms(self, query: str) -> list[str]:
+        """The query's words and codes that the documents use and English does not ("Zephyr-9", "Lindenhof")."""
+        ...
+
     async def foreign(self, query: str) -> bool:
         """Whether the query is mostly in words neither English nor the documents' (searched by a translation)."""
         ...

@@ -108,6 +108,16 @@ class HybridRetriever:
         """Whether the query, respelt, is mostly in words neither English nor the documents' (rag/spelling.py)."""
         return await asyncio.to_thread(self._foreign, query)
 
+    async def document_terms(self, query: str) -> list[str]:
+        """The query's words and codes that the documents use and English does not (rag/spelling.py)."""
+        return await asyncio.to_thread(self._terms, query)
+
+    def _terms(self, query: str) -> list[str]:
+        if self.speller is None:
+            return []
+        versions = self.index.active_versions()
+        return self.speller.terms(query, _state(versions), self.index.active_texts)
+
     def _foreign(self, query: str) -> bool:
         if self.speller is None:
             return False

@@ -34,6 +34,8 @@ EDITS = 1
 # endings an English word may carry beyond its dictionary form: such a word is no misspelling of another
 _ENDINGS = re.compile(r"(?:s|es|ed|d|ing|er|ers|or|ors|ly|al|ally|ness|ment|ments|able|ation|ations|ity|ize|izes)$")
 _WORD = re.compile(r"(?<![\w-])[^\W\d_]+(?![\w-])")  # letters, not part of a code ("Zephyr-9"), path or identifier
+# a code: letters and digits in one token, perhaps joined by hyphens ("Zephyr-9", "E4", "R-410A", "ISO-9001")
+_CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*(?![\w-])")
 UNSPACED = 0x2E80  # CJK and later scripts: a "word" may be a whole question
 FOREIGN_SHARE = 0.5  # a question is foreign when fewer than half its words are English or the documents'
 
@@ -67,10 +69,10 @@ def edits_within(a: str, b: str, limit: int) -> int | None:
 
 
 class Vocabulary:
-    """The documents' words with their counts, bucketed by first letter and length for lookup."""
+    """The documents' words with their counts, bucketed by first letter and length for lookup, and their codes."""
 
-    def __init__(self, counts: Counter[str]) -> None:
-        self.counts = counts
+    def __init__(self, counts: Counter[str], codes: frozenset[str] = frozenset()) -> None:
+        self.counts, self.codes = counts, codes
         self._buckets: dict[tuple[str, int], list[str]] = defaultdict(list)
         for word in counts:
             self._buckets[(word[0], len(word))].append(word)
@@ -86,12 +88,14 @@ class Vocabulary:
         return best[2] if best else None
 
 
-def count_words(texts: Iterable[str]) -> Counter[str]:
-    """Lower-cased words of the texts, as a respelling may use them (letters only, not stopwords)."""
+def read_vocabulary(texts: Iterable[str]) -> Vocabulary:
+    """The texts' lower-cased words as a respelling may use them (letters only, not stopwords), and their codes."""
     counts: Counter[str] = Counter()
+    codes: set[str] = set()
     for text in texts:
         counts.update(w for w in (m.lower() for m in _WORD.findall(text)) if len(w) >= 3 and w not in STOPWORDS)
-    return counts
+        codes.update(m.lower() for m in _CODE.findall(text))
+    return Vocabulary(counts, frozenset(codes))
 
 
 class Speller:
@@ -143,13 +147,30 @@ class Speller:
         ours = [w for w in words if w in STOPWORDS or self._english(w) or w in counts or _inflected(w, counts)]
         return sum(map(len, ours)) < FOREIGN_SHARE * sum(map(len, words))
 
+    def terms(self, text: str, version: object, read_texts: Callable[[], Iterable[str]]) -> list[str]:
+        """The text's words and codes, as typed, that the documents use and English does not: a code ("Zephyr-9",
+        "R-410A") or a word of four letters or more ("Lindenhof")."""
+        if not self.known:
+            return []
+        vocabulary = self._current(version, read_texts)
+        codes = [c for c in _CODE.findall(text) if c.lower() in vocabulary.codes]
+        words = [
+            w
+            for w in _WORD.findall(text)
+            if len(w) >= MIN_LETTERS
+            and (low := w.lower()) not in STOPWORDS
+            and not self._english(low)
+            and low in vocabulary.counts
+        ]
+        return list(dict.fromkeys(codes + words))
+
     def _english(self, word: str) -> bool:
         return word in self.known or _inflected(word, self.known)
 
     def _current(self, version: object, read_texts: Callable[[], Iterable[str]]) -> Vocabulary:
         with self._lock:
             if self._vocabulary is None or self._vocabulary[0] != version:
-                self._vocabulary = (version, Vocabulary(count_words(read_texts())))
+                self._vocabulary = (version, read_vocabulary(read_texts()))
             return self._vocabulary[1]
 
 

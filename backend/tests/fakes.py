@@ -32,6 +32,7 @@ class FakeRetriever:
     anchors: list[list[str]] = field(default_factory=list)
     respellings: dict[str, str] = field(default_factory=dict)  # misspelt word -> the documents' word
     foreign_words: set[str] = field(default_factory=set)  # a query holding one of them is "foreign"
+    terms: list[str] = field(default_factory=list)  # the documents' own words and codes ("Zephyr-9")
 
     async def search(
         self,
@@ -52,6 +53,9 @@ class FakeRetriever:
 
     async def spelled(self, query: str) -> str:
         return " ".join(self.respellings.get(w, w) for w in query.split()) if self.respellings else query
+
+    async def document_terms(self, query: str) -> list[str]:
+        return [t for t in self.terms if t.lower() in query.lower()]
 
     async def foreign(self, query: str) -> bool:
         return any(w in self.foreign_words for w in query.lower().split())

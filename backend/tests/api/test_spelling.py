@@ -1,5 +1,5 @@
-"""A misspelt question, and one in French, through the API: routed to the documents, searched respelt or by an
-English translation (the fake model's), and saying what was searched."""
+"""A misspelt question, one in French and one naming a code of the documents, through the API: routed to the
+documents, searched respelt or by an English translation (the fake model's), and saying what was searched."""
 
 import pytest
 
@@ -25,6 +25,12 @@ async def test_a_question_in_french_is_searched_by_its_english_translation_and_a
     searched = "Searching documents for “How many days of annual leave do I get?”…"
     assert status(events, "retriever", "progress")["label"] == searched
     assert any("28 days of paid annual leave" in s["snippet"] for s in sources(events))
+
+
+async def test_a_question_naming_a_code_of_the_documents_is_searched_in_them(client):
+    events = await ask(client, "What does error code E5 mean on the Zephyr-9?")  # a tester's: sent to chat
+    assert done(events)["route_reason"] == "names a term of the documents (“Zephyr-9”)"
+    assert any("zephyr-9" in s["document"] for s in sources(events))
 
 
 @pytest.fixture

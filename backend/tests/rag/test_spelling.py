@@ -64,3 +64,11 @@ def test_the_vocabulary_is_read_again_when_the_documents_change():
 
 def test_without_an_english_vocabulary_nothing_is_respelt():
     assert Speller(frozenset()).fixes("anual leeve", 1, lambda: DOCS) == {}
+
+
+def test_the_documents_own_words_and_codes_in_a_question_are_its_terms():
+    docs = ["The Zephyr-9 by Northwind shows E4 and E7. The car park at Lindenhof has six charging bays."]
+    speller = Speller(ENGLISH | {"code", "error", "mean", "park"})
+    terms = speller.terms("What does error code E5 mean on the Zephyr-9 at Lindenhof?", 1, lambda: docs)
+    assert terms == ["Zephyr-9", "Lindenhof"]  # E5 is no code of the documents; English words are no terms
+    assert speller.terms("What time is it in Oslo?", 1, lambda: docs) == []

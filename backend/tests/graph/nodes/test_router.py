@@ -142,3 +142,14 @@ async def test_a_question_in_another_language_goes_to_the_documents_without_the_
     assert retriever.probes == 0 and model.calls == []
     english = await route({"question": "tell me about zebras", "mode": "auto"}, runtime(retriever=retriever))
     assert english["intent"] == "chat"  # far, and not foreign: the probe decides as before
+
+
+async def test_a_question_naming_a_term_of_the_documents_goes_to_them_without_the_models_judgement():
+    retriever = FakeRetriever(distance=0.81, terms=["Zephyr-9"])  # inconclusive: the model was asked, said chat
+    model = replying("chat")
+    out = await route(
+        {"question": "What does error code E5 mean on the Zephyr-9?", "mode": "auto"},
+        runtime(chat_model=model, retriever=retriever),
+    )
+    assert out["intent"] == "rag" and out["route_reason"] == "names a term of the documents (“Zephyr-9”)"
+    assert retriever.probes == 0
