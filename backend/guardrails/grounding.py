@@ -139,6 +139,7 @@ def check_grounding(
     question: str = "",
     documents: Mapping[str, str] | None = None,
     names: Sequence[str] = (),
+    openings: Mapping[str, str] | None = None,
 ) -> GroundingResult:
     """Check each claim of the answer against every passage (sources: {"S1": text, ...}).
 
@@ -147,6 +148,8 @@ def check_grounding(
     name), a claim that names documents ("The travel policy states that laptops must be encrypted") is supported
     only by their passages, not by another document's; `names` are every document a claim may name (by default
     those of the passages), so one that names a document none of the passages comes from is supported by none.
+    `openings` (passage id → the opening of its document) may hold a claim's names, not its numbers or codes:
+    "Six charging bays are reserved … at Lindenhof [S1]" names the site that the policy's first line is about.
     """
     passages = {key.strip("[]"): text for key, text in sources.items()}
     spans = answer_spans(answer)
@@ -158,7 +161,7 @@ def check_grounding(
         row = semantic[n] if semantic is not None and claim else None
         n += claim
         words = content_words(with_context(sentence, question))
-        result = _sentence(sentence, start, end, claim, not_found, passages, row, min_support, words)
+        result = _sentence(sentence, start, end, claim, not_found, passages, row, min_support, words, openings or {})
         results.append(attributed(result, documents, names, min_support) if documents else result)
     return _verdict(results, passages)
 
@@ -243,16 +246,18 @@ def _sentence(
     semantic: Mapping[str, float] | None,
     min_support: float,
     words: set[str],
+    openings: Mapping[str, str],
 ) -> SentenceSupport:
     cited = citations(sentence)
     if not claim:
         return SentenceSupport(sentence, start, end, cited, claim, not_found)
     needed = facts(sentence)
+    names = needed - figures(sentence)
     support: dict[str, float] = {}
     present: set[str] = set()
     for pid, text in passages.items():
-        lower, nums = text.lower(), numbers(text)
-        found = {f for f in needed if has_fact(lower, nums, f)}
+        lower, nums, opening = text.lower(), numbers(text), openings.get(pid, "").lower()
+        found = {f for f in needed if has_fact(lower, nums, f) or f in names and has_fact(opening, set(), f)}
         present |= found
         lexical = len(words & content_words(text)) / len(words) if words else 1.0
         score = lexical if semantic is None else (lexical + max(semantic.get(pid, 0.0), 0.0)) / 2

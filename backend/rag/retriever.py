@@ -28,6 +28,10 @@ class Retriever(Protocol):
         """The query with misspelt words spelt as the documents spell them (itself when none is)."""
         ...
 
+    async def openings(self, doc_ids: list[str]) -> dict[str, str]:
+        """The text of each document's first chunk (title and first lines), by document id."""
+        ...
+
     async def document_terms(self, query: str) -> list[str]:
         """The query's words and codes that the documents use and English does not ("Zephyr-9", "Lindenhof")."""
         ...

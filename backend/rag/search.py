@@ -108,6 +108,14 @@ class HybridRetriever:
         """Whether the query, respelt, is mostly in words neither English nor the documents' (rag/spelling.py)."""
         return await asyncio.to_thread(self._foreign, query)
 
+    async def openings(self, doc_ids: list[str]) -> dict[str, str]:
+        """The text of each readable document's first chunk (its title and first lines), by document id."""
+        return await asyncio.to_thread(self._openings, doc_ids)
+
+    def _openings(self, doc_ids: list[str]) -> dict[str, str]:
+        first = self.index.chunks_in([(d, 0, 0) for d in dict.fromkeys(doc_ids) if self._may_read(d)])
+        return {doc: chunks[0].text for (doc, _, _), chunks in first.items() if chunks}
+
     async def document_terms(self, query: str) -> list[str]:
         """The query's words and codes that the documents use and English does not (rag/spelling.py)."""
         return await asyncio.to_thread(self._terms, query)

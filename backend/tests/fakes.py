@@ -33,6 +33,7 @@ class FakeRetriever:
     respellings: dict[str, str] = field(default_factory=dict)  # misspelt word -> the documents' word
     foreign_words: set[str] = field(default_factory=set)  # a query holding one of them is "foreign"
     terms: list[str] = field(default_factory=list)  # the documents' own words and codes ("Zephyr-9")
+    first_lines: dict[str, str] = field(default_factory=dict)  # document id -> its first chunk's text
 
     async def search(
         self,
@@ -53,6 +54,9 @@ class FakeRetriever:
 
     async def spelled(self, query: str) -> str:
         return " ".join(self.respellings.get(w, w) for w in query.split()) if self.respellings else query
+
+    async def openings(self, doc_ids: list[str]) -> dict[str, str]:
+        return {d: self.first_lines[d] for d in doc_ids if d in self.first_lines}
 
     async def document_terms(self, query: str) -> list[str]:
         return [t for t in self.terms if t.lower() in query.lower()]

@@ -132,6 +132,13 @@ async def validate_sources(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
     return length_shown(state, await _validated(state, runtime))
 
 
+async def _openings(docs: list[Source], runtime: Runtime[GraphDeps]) -> dict[str, str]:
+    """Passage id -> the opening of its document, where a claim's names may be (grounding.check_grounding)."""
+    ids = [d["doc_id"] for d in docs if d.get("doc_id")]
+    first = await runtime.context.retriever.openings(ids) if ids else {}
+    return {d["id"]: first[d["doc_id"]] for d in docs if d.get("doc_id") in first}
+
+
 def length_shown(state: ChatState, out: dict) -> dict:
     """validation.length as the answer the user gets has it: the model's answer stopped at the length limit, but
     the not-found reply (or NO_PASSAGE_REPLY) that replaced it is whole; one kept behind NO_PASSAGE_LEAD is still
@@ -171,6 +178,7 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         state.get("completed_question") or strip_mentions(state["question"]),
         names,
         await runtime.context.retriever.document_names(),  # a claim may name one no passage came from
+        await _openings(docs, runtime),
     )
     supported = sum(1 for c in result.claims if c.best is not None)
     check = _check(result, supported)

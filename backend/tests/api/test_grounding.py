@@ -3,6 +3,7 @@ answerable check replacing a supported answer the model judges does not answer t
 gives a neighbouring fact instead of what the question asks for, and one that states a neighbouring fact in the
 question's words."""
 
+import asyncio
 import re
 from unittest.mock import ANY
 
@@ -65,6 +66,25 @@ class AnswersOnePart(ScriptedChatModel):
             return "No"
         right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "notice period" in text)
         return f"The notice period for permanent employees is 2 months, given in writing to the line manager [{right}]."
+
+
+class NamesTheSite(ScriptedChatModel):
+    """Fake model that answers with its passage's sentence and the site the question names, which only the first
+    line of the passage's document gives (as the 1.5B model did for a tester)."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        if asks_answered(messages[-1].text):
+            return "Yes"
+        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "charging bays" in text)
+        return f"Six charging bays are reserved for electric vehicles at Lindenhof [{right}]."
+
+
+PARKING = (
+    b"# Parking Policy\n\nThis policy covers the staff car park at the Lindenhof office.\n\n"
+    b"## Permits\n\nEach employee may request one parking permit per year. A permit costs 18 euros per month.\n\n"
+    b"## Electric vehicles\n\nSix charging bays are reserved for electric vehicles. A car may stay on a charging "
+    b"bay for at most 3 hours per day.\n"
+)
 
 
 class NamesTheOffice(ScriptedChatModel):
@@ -366,3 +386,12 @@ async def test_a_two_part_question_with_one_part_answered_keeps_that_answer_and_
     assert done["validation"]["answerable"]["answered"] is False
     stored = (await client.get("/api/threads/g9")).json()["messages"][-1]
     assert stored["content"] == done["answer"] and stored["validation"]["sources"] == check
+
+
+async def test_a_name_the_answer_takes_from_the_first_lines_of_its_passages_document_is_supported(app, client):
+    await asyncio.to_thread(app.state.services.knowledge.ingestor.ingest, "parking-policy.md", PARKING)
+    app.state.services.deps.chat_model = NamesTheSite()
+    events = await ask(client, "How many charging bays are reserved for electric vehicles at Lindenhof?", "g10")
+    done = events[-1][1]
+    assert done["answer"].startswith("Six charging bays are reserved for electric vehicles at Lindenhof")
+    assert not done["validation"]["sources"].get("not_found") and done["validation"]["sources"]["grounded"]

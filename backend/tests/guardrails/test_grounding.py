@@ -205,3 +205,13 @@ def test_a_claim_that_names_a_document_is_supported_only_by_that_documents_passa
     assert check_grounding(elsewhere, passages, documents=documents).grounded  # unknown name: not a name
     named = check_grounding(elsewhere, passages, documents=documents, names=["office-guide.html"])
     assert named.unsupported_sentences == [elsewhere] and named.sentences[0].named == ["office-guide.html"]
+
+
+def test_a_name_from_the_opening_of_the_passages_document_is_support_but_not_a_number() -> None:
+    bays = {"S1": "Electric vehicles\n\nSix charging bays are reserved for electric vehicles."}
+    opening = {"S1": "Parking Policy\n\nThis policy covers the staff car park at the Lindenhof office since 2019."}
+    claim = "Six charging bays are reserved for electric vehicles at Lindenhof [S1]."
+    assert check_grounding(claim, bays).claims[0].missing_facts == ["lindenhof"]  # a tester's right answer, replaced
+    assert check_grounding(claim, bays, openings=opening).claims[0].best == "S1"
+    dated = "Since 2019, six charging bays are reserved for electric vehicles [S1]."
+    assert check_grounding(dated, bays, openings=opening).claims[0].missing_facts == ["2019"]
