@@ -139,9 +139,12 @@ def replace_reason(validation: Validation) -> str:
             "so the answer says the documents do not contain it"
         )
     elif parts := sources.get("unanswered_parts"):
+        which = f"{len(parts)} part{'s' if len(parts) > 1 else ''} of the question"
+        judged = (validation.get("answerable") or {}).get("answered") is False
         reasons.append(
-            f"the model judged that the passages do not state the whole answer; the answer says so of {len(parts)} "
-            f"part{'s' if len(parts) > 1 else ''} of the question"
+            f"the model judged that the passages do not state the whole answer; the answer says so of {which}"
+            if judged
+            else f"the answer does not cover {which}, and now says so"
         )
     elif sources.get("not_found") == "replaced" and sources.get("not_found_reason") == "wrong_kind":
         reasons.append(

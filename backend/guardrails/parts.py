@@ -5,12 +5,15 @@ its first part, and the model judged that the passages do not state the answer t
 state half of it. Replacing the whole answer by the not-found reply lost the half that was there (tester). A
 question is cut into parts at a second question mark followed by more text, and at "and" or "or" (after a comma or
 not) followed by a question word or an auxiliary verb ("and is there …", ", and what …"). A part is answered when
-the supported claims use at least half of its content words.
+the supported claims use at least half of its content words or give what it asks for. When the model judged that
+the passages do not state the whole answer, the answer says the rest was not found; otherwise that it does not
+cover it ("How long must passwords be, and how often must they be changed?" got the length alone; tester).
 """
 
 import re
 
 from backend.contract.text import content_words
+from backend.guardrails.answer_kind import asked_kind, gives_kind
 
 _AUX = "is|are|was|were|do|does|did|can|could|will|would|should|may|must|has|have"
 _WH = "what|which|who|whom|whose|when|where|why|how"
@@ -38,10 +41,20 @@ def question_parts(question: str) -> list[str]:
 
 def unanswered_parts(question: str, supported_claims: list[str]) -> list[str]:
     """The parts no supported claim answers, when the question has several and the claims answer at least one;
-    [] otherwise (one part, every part answered, or none)."""
+    [] otherwise (one part, every part answered, or none). A part is answered when the claims use half its content
+    words, or give what it asks for ("how often must they be changed?" by "every 90 days", answer_kind.py): a part
+    answered in other words must not be said to be missing."""
     parts = question_parts(question)
     if len(parts) < 2:
         return []
-    said = content_words(" ".join(supported_claims))
-    missing = [p for p in parts if len(content_words(p) & said) < COVERED_SHARE * len(content_words(p))]
+    text = " ".join(supported_claims)
+    said = content_words(text)
+
+    def answered(part: str) -> bool:
+        kind = asked_kind(part)
+        return len(content_words(part) & said) >= COVERED_SHARE * len(content_words(part)) or (
+            kind is not None and gives_kind(kind, text, part)
+        )
+
+    missing = [p for p in parts if not answered(p)]
     return missing if 0 < len(missing) < len(parts) else []

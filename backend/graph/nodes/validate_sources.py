@@ -11,7 +11,7 @@ nothing was supported, `answer`:
 - so does an answer with claims that the model judged does not answer the question (validation.answerable,
   written by validate_answerable when RAG_ANSWERABLE_CHECK is on), unless the question asks two things and the
   supported claims answer one (parts.py): then the answer stays and ends with PART_NOT_FOUND naming the parts it
-  leaves (`unanswered_parts`);
+  leaves (`unanswered_parts`); a kept answer that leaves a part unanswered ends with PART_NOT_COVERED naming it;
 - and, with RAG_NOT_FOUND_REPLY, an answer that does not give the kind of thing the question asks for ("how
   often" answered without a frequency: a neighbouring fact of the passage, answer_kind.py);
 - and, with RAG_NOT_FOUND_REPLY, an answer whose claims restate the question in words that no passage uses (a
@@ -63,6 +63,7 @@ from backend.guardrails.repair import (
 
 NODE = "validate_sources"
 PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
+PART_NOT_COVERED = "This answer does not cover the rest of the question: "
 CLOSEST = 2  # passages named in the not-found reply
 HEADING_LINE_WORDS = 3  # a passage's line of this many words or fewer is a heading, not a sentence to quote
 NOT_FOUND_DETAIL = {
@@ -186,7 +187,8 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         check["markup_removed"] = True
     why, detail = _not_found_reason(state, settings.not_found_reply, result, supported, answer, passages)
     rest = unanswered_parts(asked(state), [c.sentence for c in result.claims if c.best is not None])
-    if why == "unanswered" and rest:  # a two-part question with one part answered: the answer stays, and says so
+    note = PART_NOT_FOUND if why == "unanswered" else PART_NOT_COVERED
+    if rest and why in (None, "unanswered"):  # a two-part question with one part answered: it stays, and says so
         why, check["unanswered_parts"] = None, rest
     if why is not None:
         text = await not_found_text(state, runtime)
@@ -211,7 +213,7 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         check["unsupported_sentences"] = fixed.unsupported
         final = fixed.text
     if rest := check.get("unanswered_parts"):
-        final = f"{final}\n\n{PART_NOT_FOUND}{' '.join(f'“{part}”' for part in rest)}"
+        final = f"{final}\n\n{note}{' '.join(f'“{part}”' for part in rest)}"
     return _out(runtime, check, final if final != original else None, _detail(result, fixed))
 
 

@@ -68,6 +68,16 @@ class AnswersOnePart(ScriptedChatModel):
         return f"The notice period for permanent employees is 2 months, given in writing to the line manager [{right}]."
 
 
+class AnswersTheLength(ScriptedChatModel):
+    """Fake model that answers only the first part of a two-part question and judges the passages answer it."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        if asks_answered(messages[-1].text):
+            return "Yes"
+        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "14 characters" in text)
+        return f"Passwords must be at least 14 characters long [{right}]."
+
+
 class NamesTheSite(ScriptedChatModel):
     """Fake model that answers with its passage's sentence and the site the question names, which only the first
     line of the passage's document gives (as the 1.5B model did for a tester)."""
@@ -395,3 +405,17 @@ async def test_a_name_the_answer_takes_from_the_first_lines_of_its_passages_docu
     done = events[-1][1]
     assert done["answer"].startswith("Six charging bays are reserved for electric vehicles at Lindenhof")
     assert not done["validation"]["sources"].get("not_found") and done["validation"]["sources"]["grounded"]
+
+
+async def test_an_answer_that_leaves_a_part_of_a_two_part_question_unanswered_says_so(app, client):
+    app.state.services.deps.chat_model = AnswersTheLength()
+    events = await ask(
+        client, "@it-security-policy How long must passwords be, and how often must they be changed?", "g11"
+    )
+    done, replace = events[-1][1], first(events, "replace")
+    assert done["answer"].startswith("Passwords must be at least 14 characters long [S")
+    assert done["answer"].endswith(
+        ".\n\nThis answer does not cover the rest of the question: “how often must they be changed?”"
+    )
+    assert done["validation"]["sources"]["unanswered_parts"] == ["how often must they be changed?"]
+    assert "the answer does not cover 1 part of the question" in replace["reason"]

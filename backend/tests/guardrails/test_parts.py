@@ -44,3 +44,10 @@ def test_the_parts_no_supported_claim_answers_are_named_when_another_part_is_ans
     both = [claim, "The office has a gym on the ground floor [S2]."]
     assert unanswered_parts(question, both) == []  # every part answered
     assert unanswered_parts("What is the notice period for permanent employees?", [claim]) == []
+
+
+def test_a_part_answered_in_other_words_by_what_it_asks_for_is_answered():
+    question = "How long must passwords be, and how often must they be changed?"
+    length = "Passwords must be at least 14 characters long [S1]."
+    assert unanswered_parts(question, [length]) == ["how often must they be changed?"]  # a tester's: length alone
+    assert unanswered_parts(question, [length, "They expire every 90 days [S1]."]) == []  # a frequency answers it
