@@ -168,6 +168,7 @@ class PublicSource(TypedDict):
     end: NotRequired[int]
     relevance: NotRequired[float | None]  # cosine similarity of its best chunk to the query
     available: NotRequired[bool]  # False: the reader may no longer read its document (nothing else is shown)
+    version: NotRequired[int]  # the document's version the passage was read from (a replaced file gets a new one)
 
 
 SOURCE_NOT_AVAILABLE = "source not available to you"

@@ -104,6 +104,7 @@ def to_source(n: int, p: Passage) -> Source:
         section=hit.section,
         chunks=[p.chunks[0].idx, p.chunks[-1].idx],
         doc_id=p.doc_id,
+        version=p.chunks[0].version,
         start=p.chunks[0].start,
         end=max(c.end for c in p.chunks),
         relevance=None if p.similarity is None else round(p.similarity, 4),

@@ -28,6 +28,10 @@ class Retriever(Protocol):
         """The query with misspelt words spelt as the documents spell them (itself when none is)."""
         ...
 
+    async def current(self, sources: list[Source]) -> list[Source]:
+        """The sources (from earlier turns) still read from their document's current version."""
+        ...
+
     async def openings(self, doc_ids: list[str]) -> dict[str, str]:
         """The text of each document's first chunk (title and first lines), by document id."""
         ...

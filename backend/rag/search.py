@@ -108,6 +108,11 @@ class HybridRetriever:
         """Whether the query, respelt, is mostly in words neither English nor the documents' (rag/spelling.py)."""
         return await asyncio.to_thread(self._foreign, query)
 
+    async def current(self, sources: list[Source]) -> list[Source]:
+        """The sources still read from their document's active version (one without a version is kept)."""
+        versions = await asyncio.to_thread(self.index.active_versions)
+        return [s for s in sources if "version" not in s or versions.get(s.get("doc_id", "")) == s["version"]]
+
     async def openings(self, doc_ids: list[str]) -> dict[str, str]:
         """The text of each readable document's first chunk (its title and first lines), by document id."""
         return await asyncio.to_thread(self._openings, doc_ids)

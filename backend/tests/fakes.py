@@ -34,6 +34,7 @@ class FakeRetriever:
     foreign_words: set[str] = field(default_factory=set)  # a query holding one of them is "foreign"
     terms: list[str] = field(default_factory=list)  # the documents' own words and codes ("Zephyr-9")
     first_lines: dict[str, str] = field(default_factory=dict)  # document id -> its first chunk's text
+    versions: dict[str, int] = field(default_factory=dict)  # document id -> its current version (none: any)
 
     async def search(
         self,
@@ -54,6 +55,11 @@ class FakeRetriever:
 
     async def spelled(self, query: str) -> str:
         return " ".join(self.respellings.get(w, w) for w in query.split()) if self.respellings else query
+
+    async def current(self, sources: list[Source]) -> list[Source]:
+        return [
+            s for s in sources if s.get("doc_id") not in self.versions or self.versions[s["doc_id"]] == s.get("version")
+        ]
 
     async def openings(self, doc_ids: list[str]) -> dict[str, str]:
         return {d: self.first_lines[d] for d in doc_ids if d in self.first_lines}

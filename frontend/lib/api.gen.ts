@@ -2175,6 +2175,8 @@ export interface components {
             snippet: string;
             /** Start */
             start?: number;
+            /** Version */
+            version?: number;
         };
         /**
          * RaglineInfo

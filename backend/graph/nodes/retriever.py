@@ -110,18 +110,21 @@ async def _fresh(state: ChatState, runtime: Runtime[GraphDeps], scope: list[str]
 async def _context(state: ChatState, runtime: Runtime[GraphDeps], scope: list[str] | None) -> dict:
     deps = runtime.context
     decision = state.get("context_decision", {}).get("decision", "fresh")
+    memory = state.get("use_memory", True)
+    carried = carried_sources(state, deps.settings.memory_context_budget) if decision != "fresh" and memory else []
+    carried = readable_only(carried, deps.readable)  # a document the asker lost access to is not read again
+    current = await deps.retriever.current(carried)  # a passage of a file replaced since is not read again
     fresh: list[Source] = []
     left: dict = {}  # the carried scope left behind, when it was
-    if decision != "reuse":
+    if decision != "reuse" or len(current) < len(carried):  # "Check the mileage rate again" after a new version
         fresh, left = await _fresh(state, runtime, scope)
     fresh, dropped = drop_hostile(fresh)
-    if not state.get("use_memory", True):
+    if not memory:
         return {"documents": fresh, "fresh_ids": [s["id"] for s in fresh], "dropped": dropped, **left}
     ledger = state.get("ledger", {})
-    carried = carried_sources(state, deps.settings.memory_context_budget) if decision != "fresh" else []
-    carried = readable_only(carried, deps.readable)  # a document the asker lost access to is not read again
     fresh = assign_ids(ledger, fresh)
-    context = assign_ids(ledger, [*fresh, *carried])
+    context = assign_ids(ledger, [*fresh, *current])
     shown = as_sources(ledger, sorted(shown_ids(state, deps.settings), key=lambda i: int(i[1:])))
-    in_view = [s for s in readable_only(shown, deps.readable) if s["id"] not in {c["id"] for c in context}]
+    shown = await deps.retriever.current(readable_only(shown, deps.readable))
+    in_view = [s for s in shown if s["id"] not in {c["id"] for c in context}]
     return {"documents": [*context, *in_view], "fresh_ids": [s["id"] for s in fresh], "dropped": dropped, **left}

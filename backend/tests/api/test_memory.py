@@ -284,3 +284,17 @@ async def test_a_follow_ups_search_counts_what_it_found_apart_from_the_passages_
     follow = await ask(client, "and how much does it cost for a second unit?", thread_id)
     found = status(follow, "retriever")["detail"]
     assert re.fullmatch(r"\d+ passages?, and \d+ from earlier turns", found), found
+
+
+async def test_a_follow_up_after_a_document_was_replaced_reads_its_new_version_not_the_passage_it_reused(app, client):
+    ingest = app.state.services.knowledge.ingestor.ingest
+    import asyncio
+
+    await asyncio.to_thread(ingest, "expense-rules.md", b"# Mileage\n\nThe mileage rate is 0.42 euros per km.\n")
+    first = await ask(client, "@expense-rules what is the mileage rate?")
+    thread_id = first[0][1]["thread_id"]
+    assert "0.42" in done(first)["answer"]
+    await asyncio.to_thread(ingest, "expense-rules.md", b"# Mileage\n\nThe mileage rate is 0.38 euros per km.\n")
+    again = await ask(client, "Are you sure?", thread_id)  # reuses the last answer's sources (a clarification)
+    assert "0.38" in done(again)["answer"] and "0.42" not in done(again)["answer"]
+    assert [s["version"] for s in sources(again)] == [2]

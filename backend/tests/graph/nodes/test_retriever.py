@@ -98,3 +98,24 @@ async def test_the_status_names_the_query_a_follow_up_is_searched_as():
     reused = {**follow_up, "context_decision": {"decision": "reuse", "reason": ""}}
     await retrieve(reused, at_work)
     assert [e for e in said if e["kind"] == "progress"] == []  # a clarification searches nothing new
+
+
+async def test_a_reused_passage_of_a_file_replaced_since_is_not_sent_again_and_the_question_is_searched_afresh():
+    from backend.memory.ledger import entries
+
+    old = {**HITS[0], "doc_id": "d-rates", "version": 1, "text": "The mileage rate is 0.42 euros per km."}
+    new = {**HITS[0], "doc_id": "d-rates", "version": 2, "text": "The mileage rate is 0.38 euros per km."}
+    state = {
+        "rewritten_query": "mileage rate",
+        "targeted_documents": [],
+        "context_decision": {"decision": "reuse"},  # "Has that changed? Check the mileage rate again." (tester)
+        "ledger": entries([{**old, "id": "S1"}]),
+        "last_context": ["S1"],
+    }
+    same = FakeRetriever(hits=[new], versions={"d-rates": 1})
+    assert [d["text"] for d in (await retrieve(state, runtime(retriever=same)))["documents"]] == [old["text"]]
+    assert same.searches == []  # unchanged: reused, nothing searched
+    replaced = FakeRetriever(hits=[new], versions={"d-rates": 2})
+    out = await retrieve(state, runtime(retriever=replaced))
+    assert [d["text"] for d in out["documents"]] == [new["text"]] and out["documents"][0]["id"] == "S2"
+    assert replaced.searches == [("mileage rate", 4, None)]
