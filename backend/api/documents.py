@@ -17,7 +17,15 @@ from backend.api.collections import readable_documents, reader_of, writable_coll
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
-from backend.contract.api import DocumentMove, DocumentOut, DocumentText, PageSpan, UploadAccepted, UploadRejected
+from backend.contract.api import (
+    DocumentMove,
+    DocumentOut,
+    DocumentText,
+    PageSpan,
+    UploadAccepted,
+    UploadedDocument,
+    UploadRejected,
+)
 from backend.rag.collections import DocumentNameTaken, Reader, may_write
 from backend.rag.index import DocumentRecord
 from backend.rag.loaders import DocumentError
@@ -32,6 +40,18 @@ MEDIA_TYPES = {
     "html": "text/plain; charset=utf-8",  # shown as source, never rendered: an upload must not run script here
     "text": "text/plain; charset=utf-8",
 }
+
+
+# what a browser writes in a multipart file name for a double quote, a line feed and a carriage return (WHATWG
+# HTML, "multipart/form-data encoding algorithm"): `Rapport "Q3".md` arrived as `Rapport %22Q3%22.md` (tester)
+_BROWSER_ESCAPES = {"%22": '"', "%0A": " ", "%0D": " "}
+
+
+def browser_name(filename: str) -> str:
+    """An uploaded file's name as the user wrote it, without a browser's escapes."""
+    for escape, char in _BROWSER_ESCAPES.items():
+        filename = filename.replace(escape, char).replace(escape.lower(), char)
+    return filename
 
 
 def _out(record: DocumentRecord) -> DocumentOut:
@@ -72,10 +92,12 @@ async def upload_documents(
     limit = int(services.deps.settings.max_upload_mb * 1e6)
     accepted, rejected = [], []
     for upload in files:
-        name = upload.filename or ""
+        name = browser_name(upload.filename or "")
         try:
-            record, _ = await services.knowledge.submit(name, await _read_limited(upload, limit), target)
-            accepted.append(_out(record))
+            known = await asyncio.to_thread(services.knowledge.index.by_name, name, target)
+            record, outcome = await services.knowledge.submit(name, await _read_limited(upload, limit), target)
+            done = "unchanged" if outcome == "unchanged" else "replaced" if known is not None else "new"
+            accepted.append(UploadedDocument(**_out(record).model_dump(), outcome=done))
         except DocumentError as exc:
             rejected.append(UploadRejected(name=name, status=exc.status, detail=exc.message))
     if not accepted:

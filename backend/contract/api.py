@@ -225,10 +225,17 @@ class UploadRejected(BaseModel):
     detail: str
 
 
+class UploadedDocument(DocumentOut):
+    """A document an upload accepted, and what became of it: a new document, a new version of the one of the same
+    name (its old version stays searchable until the new one is ready), or the very same file again (nothing to do)."""
+
+    outcome: Literal["new", "replaced", "unchanged"]
+
+
 class UploadAccepted(BaseModel):
     """Body of POST /api/documents (202)."""
 
-    documents: list[DocumentOut]
+    documents: list[UploadedDocument]
     rejected: list[UploadRejected] = []
 
 

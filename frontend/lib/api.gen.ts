@@ -2588,7 +2588,7 @@ export interface components {
          */
         UploadAccepted: {
             /** Documents */
-            documents: components["schemas"]["DocumentOut"][];
+            documents: components["schemas"]["UploadedDocument"][];
             /**
              * Rejected
              * @default []
@@ -2606,6 +2606,51 @@ export interface components {
             name: string;
             /** Status */
             status: number;
+        };
+        /**
+         * UploadedDocument
+         * @description A document an upload accepted, and what became of it: a new document, a new version of the one of the same
+         *     name (its old version stays searchable until the new one is ready), or the very same file again (nothing to do).
+         */
+        UploadedDocument: {
+            /** Chunks */
+            chunks: number;
+            /**
+             * Collection
+             * @default
+             */
+            collection: string;
+            /** Error */
+            error: string | null;
+            /**
+             * Flagged
+             * @default 0
+             */
+            flagged: number;
+            /** Id */
+            id: string;
+            /** Ingested At */
+            ingested_at: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "new" | "replaced" | "unchanged";
+            /** Pages */
+            pages: number | null;
+            /** Progress */
+            progress: number;
+            /** Size */
+            size: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "queued" | "processing" | "ready" | "failed";
+            /** Type */
+            type: string;
         };
         /**
          * UrlCitation

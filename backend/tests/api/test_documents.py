@@ -197,3 +197,19 @@ async def test_a_deleted_document_has_no_text_or_file(client):
     for part in ("text", "file"):
         gone = await client.get(f"/api/documents/{doc['id']}/{part}")
         assert gone.status_code == 404 and "does not exist" in gone.json()["detail"]
+
+
+async def test_an_upload_says_whether_each_file_is_new_a_new_version_or_the_same_again(client):
+    first = (await upload(client, ("rates.md", b"# Rates\n\nMileage is 0.42 euros per km.\n"))).json()
+    assert [d["outcome"] for d in first["documents"]] == ["new"]
+    await wait_ready(client, first["documents"][0]["id"])
+    same = (await upload(client, ("rates.md", b"# Rates\n\nMileage is 0.42 euros per km.\n"))).json()
+    changed = (await upload(client, ("RATES.md", b"# Rates\n\nMileage is 0.38 euros per km.\n"))).json()
+    assert [d["outcome"] for d in same["documents"]] == ["unchanged"]
+    assert [d["outcome"] for d in changed["documents"]] == ["replaced"]  # names are matched without case
+    assert changed["documents"][0]["id"] == first["documents"][0]["id"]
+
+
+async def test_a_file_name_with_quotes_as_a_browser_escapes_them_is_stored_as_the_user_wrote_it(client):
+    body = (await upload(client, ("Rapport %22Q3%22.md", b"# Q3\n\nRevenue grew.\n"))).json()
+    assert body["documents"][0]["name"] == 'Rapport "Q3".md'  # a tester's upload was listed as Rapport %22Q3%22.md
