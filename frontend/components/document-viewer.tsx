@@ -20,7 +20,23 @@ export interface ViewerTarget {
 /** The layout's phone width (globals.css): a PDF page drawn this narrow cannot be read. */
 const NARROW = "(max-width: 760px)";
 
-type Loaded = { doc: DocumentText; view: EvidenceView | null } | { error: string } | { gone: true };
+type Loaded = { doc: DocumentText; view: EvidenceView | null; copy?: string } | { error: string } | { gone: true };
+
+/**
+ * The cited passage in a document of the same name uploaded again after the cited one was deleted (a new id): the
+ * tester's identical re-upload still read "no longer in the knowledge base". Only where the passage is still found.
+ */
+async function reuploaded(source: Source, claim: string): Promise<Loaded> {
+  try {
+    const copy = (await api.documents()).find((d) => d.name === source.document && d.status === "ready");
+    if (!copy || copy.id === source.doc_id) return { gone: true };
+    const doc = await api.documentText(copy.id);
+    const view = evidenceView(doc, source, claim);
+    return view ? { doc, view, copy: copy.id } : { gone: true };
+  } catch {
+    return { gone: true }; // no copy to offer: what the answer was given is still shown
+  }
+}
 
 export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onClose: () => void }) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
@@ -38,15 +54,13 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
     }
     api
       .documentText(source.doc_id)
-      .then((doc) => live && setLoaded({ doc, view: evidenceView(doc, source, claim) }))
-      .catch(
-        (err: unknown) =>
-          live &&
-          setLoaded(
-            err instanceof ApiError && err.status === 404
-              ? { gone: true }
-              : { error: err instanceof Error ? err.message : String(err) },
-          ),
+      .then((doc): Loaded => ({ doc, view: evidenceView(doc, source, claim) }))
+      .catch((err: unknown) =>
+        err instanceof ApiError && err.status === 404 ? reuploaded(source, claim) : Promise.reject(err),
+      )
+      .then(
+        (found) => live && setLoaded(found),
+        (err: unknown) => live && setLoaded({ error: err instanceof Error ? err.message : String(err) }),
       );
     return () => {
       live = false;
@@ -68,7 +82,9 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
   }, [loaded]);
 
   const view = loaded && "doc" in loaded ? loaded.view : null;
-  const fileUrl = source.doc_id ? api.documentFileUrl(source.doc_id) : null;
+  const copy = loaded && "doc" in loaded ? loaded.copy : undefined;
+  const docId = copy ?? source.doc_id;
+  const fileUrl = docId ? api.documentFileUrl(docId) : null;
   // A PDF page's extracted text, folded below the page; on a phone the page drawn 360 px wide is a few pixels a line
   // (tester, 390 px), so the text comes first, open at the sentence.
   const pageText = view && view.page != null && (
@@ -114,9 +130,19 @@ export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onCl
             <blockquote>{source.snippet}</blockquote>
           </>
         )}
+        {copy && (
+          <p className="source-meta" role="status">
+            The cited copy of {source.document} was deleted; this is the one uploaded again, which holds the same
+            passage.
+          </p>
+        )}
         {loaded && "doc" in loaded && !view && (
           <>
-            <p className="source-meta">The passage could not be located in this document; its snippet:</p>
+            <p className="source-meta" role="status">
+              {source.start == null
+                ? "The passage could not be located in this document; its snippet:"
+                : `${source.document} has changed since this answer was written: the cited passage is no longer where it was. The passage began:`}
+            </p>
             <blockquote>{source.snippet}</blockquote>
           </>
         )}

@@ -133,14 +133,26 @@ export interface EvidenceView {
 }
 
 /**
+ * Whether the text at a source's span is still the passage cited: it holds the source's snippet (the opening of
+ * its best chunk), whitespace aside. A file replaced since has other text there, and the viewer highlighted it as
+ * the cited passage (tester).
+ */
+export function holdsSnippet(passage: string, snippet: string): boolean {
+  const flat = (text: string) => text.split(/\s+/).join(" ").trim();
+  const core = flat(snippet.replace(/…$/, ""));
+  return !core || flat(passage).includes(core);
+}
+
+/**
  * The document's text cut around the source's span, with the supporting sentence singled out. A PDF shows the
  * page of the supporting sentence (and the whole passage, when it runs over a page break). Null when the source has no span
- * in this text (an older index, or a document re-ingested since).
+ * in this text, or holds another passage there (an older index, or a document replaced since).
  */
 export function evidenceView(doc: DocumentText, source: Source, claim: string): EvidenceView | null {
   const { start, end } = source;
   if (start == null || end == null || start < 0 || end > doc.text.length || start >= end) return null;
   const passage = doc.text.slice(start, end);
+  if (!holdsSnippet(passage, source.snippet)) return null;
   const found = supportingSpan(passage, claim);
   const span = found ?? { start: 0, end: passage.length };
   let from = 0;

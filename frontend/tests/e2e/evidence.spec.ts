@@ -171,3 +171,34 @@ test("a citation of a document deleted since shows the passage the answer was gi
   await expect(chat.viewer.locator("blockquote")).toContainText("Zephyr-9");
   await expect(chat.viewer).not.toContainText("GET /api/documents");
 });
+
+test("a citation of a document deleted and then uploaded again opens the copy at the passage", async ({
+  chat,
+  documents,
+  page,
+}) => {
+  const guide = "# Kestrel-4 guide\n\nThe Kestrel-4 pump is serviced every 9 months by the harbour crew.\n";
+  const file = { name: "kestrel-guide.md", mimeType: "text/markdown", buffer: Buffer.from(guide) };
+  await documents.goto();
+  await documents.upload([file]);
+  await expect(documents.status("kestrel-guide.md")).toHaveText(/ready/, { timeout: 30_000 });
+  await chat.goto();
+  await chat.ask("@kestrel-guide.md How often is the Kestrel-4 pump serviced?");
+  const threadUrl = page.url();
+  await chat.waitForAnswerDone();
+
+  await documents.goto();
+  await documents.delete("kestrel-guide.md");
+  await expect(documents.row("kestrel-guide.md")).toHaveCount(0);
+  await documents.upload([file]); // the same file: a new document id (tester: still "no longer in the knowledge base")
+  await expect(documents.status("kestrel-guide.md")).toHaveText(/ready/, { timeout: 30_000 });
+
+  await page.goto(threadUrl);
+  const answer = chat.lastAnswer();
+  await answer.citations.first().click();
+  await expect(chat.viewer).toContainText("this is the one uploaded again");
+  await expect(chat.viewer.locator("mark").first()).toContainText("serviced every 9 months");
+  await expect(chat.viewer).not.toContainText("no longer in the knowledge base");
+  await documents.goto();
+  await documents.delete("kestrel-guide.md");
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimFor, evidenceView, sentences, supportingSpan } from "@/lib/evidence";
+import { claimFor, evidenceView, holdsSnippet, sentences, supportingSpan } from "@/lib/evidence";
 import type { DocumentText, Source } from "@/lib/types";
 
 const source = (start: number, end: number): Source => ({
@@ -128,5 +128,20 @@ describe("evidenceView", () => {
     expect(view.after).toBe(" End.");
     expect(evidenceView(text, source(7, 999), "x")).toBeNull();
     expect(evidenceView(text, { ...source(0, 1), start: undefined }, "x")).toBeNull();
+  });
+});
+
+describe("holdsSnippet", () => {
+  it("finds a source's snippet in its span, whitespace aside, and not in a replaced file's other text", () => {
+    const passage = "Expenses\n\nReceipts must be  kept for ten years.";
+    expect(holdsSnippet(passage, "Expenses Receipts must be kept for…")).toBe(true);
+    expect(holdsSnippet("Mileage is paid at 0.38 euros per km.", "Expenses Receipts must be kept for…")).toBe(false);
+    expect(holdsSnippet("anything", "…")).toBe(true); // no snippet to check
+  });
+
+  it("makes evidenceView decline a span that now holds another passage", () => {
+    const doc: DocumentText = { id: "d1", name: "a.md", type: "md", text: "Intro. Leave is 30 days. End." };
+    const moved = { ...source(7, 24), snippet: "Leave is 25 days." };
+    expect(evidenceView(doc, moved, "25 days of leave")).toBeNull(); // the tester's viewer highlighted it
   });
 });
