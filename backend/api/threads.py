@@ -7,7 +7,6 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from backend.api.collections import (
     readable_documents,
-    readable_names,
     thread_names,
     visible_sources,
     visible_turn,
@@ -100,12 +99,14 @@ async def get_thread(thread_id: str, services: ServicesDep, principal: Principal
 
 
 async def _carried_scope(services: Services, readable: frozenset[str] | None, values: dict) -> list[str]:
-    """The documents a follow-up on the thread keeps searching, those the reader may still read (`readable`, from
-    readable_documents: None when the reader may read every document)."""
+    """The documents a follow-up on the thread keeps searching: those that still exist and the reader may still read
+    (`readable`, from readable_documents: None when the reader may read every document). A deleted document's
+    scope stayed above the box ("Follow-up questions search only Warehouse Safety.pdf"; tester), though the router
+    no longer keeps it."""
     scope = values.get("scope", [])
-    if readable is not None and scope:
-        mine = await readable_names(services, readable)
-        scope = [name for name in scope if name in mine]
+    if scope:
+        names = set(await services.knowledge.retriever.scoped(readable).document_names())
+        scope = [name for name in scope if name in names]
     return scope
 
 

@@ -298,3 +298,16 @@ async def test_a_follow_up_after_a_document_was_replaced_reads_its_new_version_n
     again = await ask(client, "Are you sure?", thread_id)  # reuses the last answer's sources (a clarification)
     assert "0.38" in done(again)["answer"] and "0.42" not in done(again)["answer"]
     assert [s["version"] for s in sources(again)] == [2]
+
+
+async def test_the_scope_of_a_thread_leaves_out_a_document_deleted_since(app, client):
+    import asyncio
+
+    await asyncio.to_thread(app.state.services.knowledge.ingestor.ingest, "warehouse.md", b"# Safety\n\nWear boots.\n")
+    first = await ask(client, "@warehouse what must I wear?")
+    thread_id = first[0][1]["thread_id"]
+    assert (await client.get(f"/api/threads/{thread_id}")).json()["scope"] == ["warehouse.md"]
+    doc_id = next(d["id"] for d in (await client.get("/api/documents")).json() if d["name"] == "warehouse.md")
+    assert (await client.delete(f"/api/documents/{doc_id}")).status_code in (200, 204)
+    assert (await client.get(f"/api/threads/{thread_id}")).json()["scope"] == []  # no banner for a deleted file
+    assert (await client.get(f"/api/threads/{thread_id}/memory")).json()["scope"] == []
