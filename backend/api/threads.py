@@ -19,10 +19,12 @@ from backend.contract.text import title_from
 from backend.memory.export import thread_markdown
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
+SHOWN_ID_CHARS = 80  # of a thread id a 404 repeats: a 3,000-character one came back whole (tester)
 
 
 def _missing(thread_id: str) -> HTTPException:
-    return HTTPException(404, f"thread {thread_id!r} does not exist; GET /api/threads lists the threads")
+    shown = thread_id if len(thread_id) <= SHOWN_ID_CHARS else f"{thread_id[:SHOWN_ID_CHARS]}…"  # not 3,000 back
+    return HTTPException(404, f"thread {shown!r} does not exist; GET /api/threads lists the threads")
 
 
 async def _existing(services: Services, thread_id: str, principal: Principal) -> dict:

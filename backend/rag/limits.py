@@ -63,7 +63,7 @@ def check_text(name: str, chars: int, limits: UploadLimits) -> None:
     """Refuse extracted text longer than the cap (it would take hours to embed and swamp search)."""
     if chars > limits.text_chars:
         raise too_large(
-            name, "its extracted text", f"over {chars:,} characters", f"{limits.text_chars:,}-character",
+            name, "its extracted text", f"{chars:,} characters", f"{limits.text_chars:,}-character",
             "RAG_UPLOAD_TEXT_CHARS",
         )  # fmt: skip
 

@@ -91,3 +91,9 @@ async def test_turn_rows_record_details_and_export_as_json_and_markdown(client):
         "## Turn 2" in markdown.text and "**You:** Thanks!" in markdown.text and "employee-handbook.md" in markdown.text
     )
     assert (await client.get(f"/api/threads/{thread_id}/export", params={"format": "pdf"})).status_code == 422
+
+
+async def test_an_unknown_thread_id_of_thousands_of_characters_is_not_repeated_whole(client):
+    response = await client.get(f"/api/threads/{'x' * 3000}")
+    assert response.status_code == 404
+    assert len(response.json()["detail"]) < 200 and f"'{'x' * 80}…'" in response.json()["detail"]
