@@ -168,7 +168,6 @@ class PublicSource(TypedDict):
     end: NotRequired[int]
     relevance: NotRequired[float | None]  # cosine similarity of its best chunk to the query
     available: NotRequired[bool]  # False: the reader may no longer read its document (nothing else is shown)
-    version: NotRequired[int]  # the document's version the passage was read from (a replaced file gets a new one)
 
 
 SOURCE_NOT_AVAILABLE = "source not available to you"
@@ -186,6 +185,7 @@ class Source(PublicSource):
     """One passage given to the model: a public source plus the passage text the model read."""
 
     text: str
+    version: NotRequired[int]  # the document's version the passage was read from (a replaced file gets a new one)
 
 
 class TurnRecord(TypedDict):
@@ -217,6 +217,9 @@ class StoredTurn(TurnRecord):
     turn: int
 
 
+INTERNAL = ("text", "version")  # what a Source holds for the graph alone
+
+
 def public(source: Source) -> PublicSource:
     """The source without its passage text."""
-    return PublicSource(**{k: v for k, v in source.items() if k != "text"})  # type: ignore[typeddict-item]
+    return PublicSource(**{k: v for k, v in source.items() if k not in INTERNAL})  # type: ignore[typeddict-item]

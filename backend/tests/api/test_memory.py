@@ -297,7 +297,7 @@ async def test_a_follow_up_after_a_document_was_replaced_reads_its_new_version_n
     await asyncio.to_thread(ingest, "expense-rules.md", b"# Mileage\n\nThe mileage rate is 0.38 euros per km.\n")
     again = await ask(client, "Are you sure?", thread_id)  # reuses the last answer's sources (a clarification)
     assert "0.38" in done(again)["answer"] and "0.42" not in done(again)["answer"]
-    assert [s["version"] for s in sources(again)] == [2]
+    assert all("0.38" in s["snippet"] for s in sources(again))
 
 
 async def test_the_scope_of_a_thread_leaves_out_a_document_deleted_since(app, client):
