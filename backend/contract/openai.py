@@ -62,6 +62,16 @@ class ChatCompletionRequest(BaseModel):
     functions: list[Any] | None = Field(None, description="Ignored, as tools.")
     function_call: Any = Field(None, description="Only auto or none, as tool_choice.")
     logprobs: StrictBool | None = Field(None, description="Not supported.")
+    # Sampling parameters: checked as OpenAI checks them ("max_tokens": "lots" is refused; tester), then ignored:
+    # RAG_TEMPERATURE and RAG_MAX_ANSWER_TOKENS apply.
+    temperature: float | None = Field(None, ge=0, le=2, description="Checked, then ignored (RAG_TEMPERATURE).")
+    top_p: float | None = Field(None, ge=0, le=1, description="Checked, then ignored.")
+    max_tokens: int | None = Field(None, ge=1, description="Checked, then ignored (RAG_MAX_ANSWER_TOKENS).")
+    max_completion_tokens: int | None = Field(None, ge=1, description="Checked, then ignored, as max_tokens.")
+    presence_penalty: float | None = Field(None, ge=-2, le=2, description="Checked, then ignored.")
+    frequency_penalty: float | None = Field(None, ge=-2, le=2, description="Checked, then ignored.")
+    seed: int | None = Field(None, description="Checked, then ignored.")
+    stop: str | list[str] | None = Field(None, description="Checked, then ignored.")
     metadata: dict[str, Any] | None = Field(None, description="`thread_id` continues that Ragline thread.")
 
 

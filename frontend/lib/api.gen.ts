@@ -1137,6 +1137,11 @@ export interface components {
          */
         ChatCompletionRequest: {
             /**
+             * Frequency Penalty
+             * @description Checked, then ignored.
+             */
+            frequency_penalty?: number | null;
+            /**
              * Function Call
              * @description Only auto or none, as tool_choice.
              */
@@ -1151,6 +1156,16 @@ export interface components {
              * @description Not supported.
              */
             logprobs?: boolean | null;
+            /**
+             * Max Completion Tokens
+             * @description Checked, then ignored, as max_tokens.
+             */
+            max_completion_tokens?: number | null;
+            /**
+             * Max Tokens
+             * @description Checked, then ignored (RAG_MAX_ANSWER_TOKENS).
+             */
+            max_tokens?: number | null;
             /**
              * Messages
              * @description The whole conversation; the last message is the question.
@@ -1174,12 +1189,32 @@ export interface components {
              */
             n?: number | null;
             /**
+             * Presence Penalty
+             * @description Checked, then ignored.
+             */
+            presence_penalty?: number | null;
+            /**
+             * Seed
+             * @description Checked, then ignored.
+             */
+            seed?: number | null;
+            /**
+             * Stop
+             * @description Checked, then ignored.
+             */
+            stop?: string | string[] | null;
+            /**
              * Stream
              * @description true or false: a string such as "yes" is refused.
              * @default false
              */
             stream: boolean | null;
             stream_options?: components["schemas"]["StreamOptions"] | null;
+            /**
+             * Temperature
+             * @description Checked, then ignored (RAG_TEMPERATURE).
+             */
+            temperature?: number | null;
             /**
              * Tool Choice
              * @description Only auto or none: required or a named function is refused.
@@ -1190,6 +1225,11 @@ export interface components {
              * @description Ignored: Ragline never calls a client's tools.
              */
             tools?: unknown[] | null;
+            /**
+             * Top P
+             * @description Checked, then ignored.
+             */
+            top_p?: number | null;
         } & {
             [key: string]: unknown;
         };
@@ -2175,8 +2215,6 @@ export interface components {
             snippet: string;
             /** Start */
             start?: number;
-            /** Version */
-            version?: number;
         };
         /**
          * RaglineInfo

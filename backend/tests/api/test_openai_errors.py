@@ -124,6 +124,18 @@ def test_a_flag_or_count_of_the_wrong_type_is_a_400_naming_it_not_taken_for_true
 
 
 @pytest.mark.parametrize(
+    ("field", "value"),
+    [("max_tokens", '"lots"'), ("temperature", '"hot"'), ("temperature", "7"), ("top_p", "[1]"), ("stop", "5")],
+    ids=["max_tokens lots", "temperature hot", "temperature 7", "top_p list", "stop number"],
+)
+def test_a_sampling_parameter_of_the_wrong_type_or_range_is_a_400_though_it_is_then_ignored(url, field, value):
+    """A tester's "max_tokens": "lots" and "temperature": "hot" were accepted silently."""
+    body = f'{{"model": "ragline", "{field}": {value}, "messages": [{{"role": "user", "content": "hi"}}]}}'
+    error = refused_in_openai_shape(url, body.encode())
+    assert error["param"].startswith(field)
+
+
+@pytest.mark.parametrize(
     "body",
     [
         b'{"model": "ragline", "messages": [{"role": "user", "content": "hi \\ud800"}]}',
