@@ -2,6 +2,16 @@ import { defineConfig } from "@playwright/test";
 
 /** Debian's Chromium: Playwright's own browser download is not available here (and not needed). */
 export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-sync",
+];
 
 export default defineConfig({
   testDir: "./tests/e2e",
@@ -22,16 +32,7 @@ export default defineConfig({
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-sync",
-      ],
+      args: CHROMIUM_ARGS,
     },
   },
 });

@@ -9,8 +9,12 @@ import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { activeMention, classifyMentions, insertMention, LISTED, matchDocuments, removeMention } from "@/lib/mentions";
 import type { DocumentRow } from "@/lib/types";
 
-/** A screen used by touch (no hover, or a coarse pointer): focusing the box there opens a keyboard over the page. */
-const TOUCH_SCREEN = "(hover: none), (pointer: coarse)";
+/**
+ * A touch or pen screen (a pointer that cannot hover): focusing the box there opens a keyboard over the page. Not
+ * "no hover" alone: a computer with no mouse at all (keyboard only, or a browser on a server) has no hover and no
+ * pointer either, and there the box must take the focus (tester: typing went nowhere).
+ */
+const TOUCH_SCREEN = "(hover: none) and (pointer: coarse), (hover: none) and (pointer: fine)";
 
 export function Composer({
   value,

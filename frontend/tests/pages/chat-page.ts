@@ -22,6 +22,7 @@ export class ChatPage {
   readonly viewer: Locator;
   readonly viewerSupport: Locator;
   readonly viewerPassage: Locator;
+  readonly newChatButton: Locator;
 
   constructor(readonly page: Page) {
     this.composer = page.getByRole("combobox", { name: "Message" });
@@ -40,6 +41,7 @@ export class ChatPage {
     this.viewer = page.locator(".doc-viewer");
     this.viewerSupport = this.viewer.locator("mark.support");
     this.viewerPassage = this.viewer.locator("mark.passage");
+    this.newChatButton = page.getByRole("button", { name: "+ New chat" });
   }
 
   /** Open the chat (a thread of it); `base` is another stack's frontend URL than the shared one. */
