@@ -16,6 +16,9 @@ import type { DocumentRow } from "@/lib/types";
  */
 const TOUCH_SCREEN = "(hover: none) and (pointer: coarse), (hover: none) and (pointer: fine)";
 
+/** The message box's id: the page's "Skip to message box" link leads here. */
+export const MESSAGE_BOX_ID = "message-box";
+
 export function Composer({
   value,
   onChange,
@@ -255,6 +258,7 @@ export function Composer({
         )}
         <textarea
           ref={area}
+          id={MESSAGE_BOX_ID}
           className="composer-input"
           rows={1}
           value={value}

@@ -23,6 +23,8 @@ export class ChatPage {
   readonly viewerSupport: Locator;
   readonly viewerPassage: Locator;
   readonly newChatButton: Locator;
+  /** "Skip to message box": hidden until the keyboard focuses it, first in the tab order. */
+  readonly skipLink: Locator;
 
   constructor(readonly page: Page) {
     this.composer = page.getByRole("combobox", { name: "Message" });
@@ -42,6 +44,7 @@ export class ChatPage {
     this.viewerSupport = this.viewer.locator("mark.support");
     this.viewerPassage = this.viewer.locator("mark.passage");
     this.newChatButton = page.getByRole("button", { name: "+ New chat" });
+    this.skipLink = page.getByRole("link", { name: "Skip to message box" });
   }
 
   /** Open the chat (a thread of it); `base` is another stack's frontend URL than the shared one. */
@@ -111,6 +114,18 @@ export class ChatPage {
     await row.hover();
     await row.getByRole("button", { name: /^Delete “/ }).click();
     await row.getByRole("group", { name: "Confirm delete" }).getByRole("button", { name: "Delete" }).click();
+  }
+
+  // ---- the keyboard ----
+
+  /** Puts the keyboard at the top of the page, as on arriving there with nothing focused: Tab goes to the first stop. */
+  async focusPageStart(): Promise<void> {
+    await this.page.evaluate(() => {
+      const body = document.body;
+      body.tabIndex = -1; // the body takes the focus only so; the next Tab then starts from it
+      body.focus();
+      body.removeAttribute("tabindex");
+    });
   }
 
   async screenshot(name: string): Promise<void> {
