@@ -1,8 +1,9 @@
 "use client";
 /** Threads, newest first: open, rename inline, delete with confirmation; links to documents and the theme. */
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { useHideApi } from "@/hooks/use-hide-api";
+import { useRovingFocus } from "@/hooks/use-roving-focus";
 import { ApiError } from "@/lib/sse";
 import type { ThreadSummary } from "@/lib/types";
 import { AccountFoot, AccountLinks } from "./auth-gate";
@@ -22,12 +23,18 @@ function relativeTime(iso: string): string {
 function ThreadRow({
   thread,
   current,
+  tabStop,
+  hintId,
   onOpen,
   onRename,
   onDelete,
 }: {
   thread: ThreadSummary;
   current: boolean;
+  /** The list's one tab stop is this row's link; its other controls, and other rows', are reached by arrow keys. */
+  tabStop: boolean;
+  /** The hidden sentence saying which keys move in the list. */
+  hintId: string;
   onOpen: (id: string) => void;
   onRename: (id: string, title: string) => Promise<void>;
   onDelete: (id: string) => Promise<void>;
@@ -41,6 +48,18 @@ function ThreadRow({
   const saving = useRef(false); // one request at a time: the list may be read again while one is on its way
   const dropped = useRef(false); // Escape: no later blur or retry renames it
   const seen = useRef(thread.updated_at);
+  const link = useRef<HTMLAnchorElement>(null);
+  const refocus = useRef(false); // a rename or delete ended (Enter, Escape, Cancel): the focus goes back to the link
+
+  const backToLink = () => {
+    refocus.current = true;
+    setMode("view");
+  };
+  useEffect(() => {
+    if (mode !== "view" || !refocus.current) return;
+    refocus.current = false;
+    link.current?.focus();
+  }, [mode]);
 
   const save = async () => {
     const title = draft.trim();
@@ -54,6 +73,7 @@ function ThreadRow({
       setMode("view");
       setError(null);
     } catch (err) {
+      refocus.current = false; // the box stays open; a rename applied later must not take the focus from elsewhere
       pending.current = err instanceof ApiError && err.status === 409;
       setError(busyMessage(err, "renamed"));
     } finally {
@@ -67,7 +87,7 @@ function ThreadRow({
     pending.current = false;
     setError(null);
     setDraft(thread.title);
-    setMode("view");
+    backToLink();
   };
 
   useEffect(() => {
@@ -77,7 +97,12 @@ function ThreadRow({
   });
 
   return (
-    <li className="thread" data-thread={thread.thread_id} aria-current={current ? "page" : undefined}>
+    <li
+      className="thread"
+      data-thread={thread.thread_id}
+      data-roving-row={thread.thread_id}
+      aria-current={current ? "page" : undefined}
+    >
       {mode === "rename" ? (
         <input
           className="thread-rename"
@@ -87,7 +112,10 @@ function ThreadRow({
           maxLength={200}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === "Enter") void save();
+            if (e.key === "Enter") {
+              refocus.current = true;
+              void save();
+            }
             if (e.key === "Escape") {
               e.preventDefault(); // the rename's Escape, not the page's: the answer being written goes on
               cancel();
@@ -97,8 +125,12 @@ function ThreadRow({
         />
       ) : (
         <a
+          ref={link}
           className="thread-link"
           href={`/?thread=${encodeURIComponent(thread.thread_id)}`}
+          data-roving-cell
+          tabIndex={tabStop ? 0 : -1}
+          aria-describedby={hintId}
           onClick={(e) => {
             if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
             e.preventDefault();
@@ -127,7 +159,7 @@ function ThreadRow({
           >
             Delete
           </button>
-          <button type="button" className="tool-button" onClick={() => setMode("view")}>
+          <button type="button" className="tool-button" onClick={() => backToLink()}>
             Cancel
           </button>
         </div>
@@ -137,6 +169,8 @@ function ThreadRow({
             <button
               type="button"
               className="icon-button"
+              data-roving-cell
+              tabIndex={-1}
               aria-label={`Rename “${thread.title}”`}
               title="Rename"
               onClick={() => {
@@ -150,6 +184,8 @@ function ThreadRow({
             <button
               type="button"
               className="icon-button"
+              data-roving-cell
+              tabIndex={-1}
               aria-label={`Delete “${thread.title}”`}
               title="Delete"
               onClick={() => setMode("confirm")}
@@ -191,6 +227,12 @@ export function ThreadSidebar({
   const fromApi = threads.filter((t) => t.via_api).length;
   // the open conversation stays listed even when hidden ones are
   const shown = hideApi ? threads.filter((t) => !t.via_api || t.thread_id === currentId) : threads;
+  // One tab stop for the whole list (tester: three a conversation, about 60 to get past 20 of them).
+  const roving = useRovingFocus(
+    shown.map((t) => t.thread_id),
+    currentId,
+  );
+  const hintId = useId();
   return (
     <>
       <aside className="sidebar" data-open={open || undefined} aria-label="Conversations">
@@ -215,12 +257,17 @@ export function ThreadSidebar({
               Hide API conversations ({fromApi})
             </label>
           )}
-          <ul>
+          <p id={hintId} className="visually-hidden">
+            Up and down arrows move between conversations; the right arrow reaches Rename and Delete.
+          </p>
+          <ul onFocus={roving.onFocus} onKeyDown={roving.onKeyDown}>
             {shown.map((t) => (
               <ThreadRow
                 key={t.thread_id}
                 thread={t}
                 current={t.thread_id === currentId}
+                tabStop={t.thread_id === roving.tabStop}
+                hintId={hintId}
                 onOpen={onOpen}
                 onRename={onRename}
                 onDelete={onDelete}

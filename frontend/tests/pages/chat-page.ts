@@ -128,6 +128,27 @@ export class ChatPage {
     });
   }
 
+  /**
+   * Every stop the Tab key makes from the top of the page until `target` has the focus (not counting it), each
+   * described by its tag and name, "(list)" after those inside the conversation list.
+   */
+  async tabStopsBefore(target: Locator, max = 100): Promise<string[]> {
+    await this.focusPageStart();
+    const stops: string[] = [];
+    for (let i = 0; i < max; i++) {
+      await this.page.keyboard.press("Tab");
+      if (await target.evaluate((el) => el === document.activeElement)) return stops;
+      stops.push(
+        await this.page.evaluate(() => {
+          const el = document.activeElement as HTMLElement;
+          const name = (el.getAttribute("aria-label") || el.innerText || "").trim().split("\n")[0];
+          return `${el.tagName.toLowerCase()} ${name}${el.closest(".threads ul") ? " (list)" : ""}`;
+        }),
+      );
+    }
+    throw new Error(`${max} Tab presses did not reach the target: ${stops.join(" | ")}`);
+  }
+
   async screenshot(name: string): Promise<void> {
     await this.page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
   }
