@@ -137,7 +137,9 @@ function ThreadRow({
             onOpen(thread.thread_id);
           }}
         >
-          <span className="thread-title">{thread.title}</span>
+          <span className="thread-title" title={thread.title}>
+            {thread.title}
+          </span>
           <span className="thread-time">
             {relativeTime(thread.updated_at)}
             {thread.via_api && (

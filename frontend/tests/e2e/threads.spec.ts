@@ -162,3 +162,28 @@ test("a conversation held through the OpenAI-compatible API is marked API and ca
   await chat.sidebar.getByLabel(/Hide API conversations/).uncheck();
   await expect(chat.threadById("from-open-webui")).toBeVisible();
 });
+
+test("a long title shows in full as a tooltip, and in the row's whole width until its actions show", async ({
+  chat,
+  request,
+}) => {
+  // Tester: titles were cut at about 18 characters, room kept for the hidden Rename and Delete, and had no tooltip.
+  const message = "How many days of annual leave do part-time employees get in their first year?";
+  const asked = await request.post(`${backendUrl()}/api/chat`, { data: { message, mode: "chat" } });
+  const { thread_id: threadId } = await asked.json();
+  const { title } = await (await request.get(`${backendUrl()}/api/threads/${threadId}`)).json();
+  await chat.goto();
+  const row = chat.threadById(threadId);
+  const shown = row.locator(".thread-title");
+  await expect(shown).toHaveAttribute("title", title);
+  const rowBox = (await row.boundingBox())!;
+  expect((await shown.boundingBox())!.width).toBeGreaterThan(rowBox.width - 24); // only the link's padding
+  // Hovered, Rename and Delete show at its end, and the title stops before them.
+  await row.hover();
+  const rename = row.getByRole("button", { name: /^Rename/ });
+  await expect(rename).toBeVisible();
+  const textEnd = await shown.evaluate((el) => {
+    return el.getBoundingClientRect().right - parseFloat(getComputedStyle(el).paddingRight);
+  });
+  expect(textEnd).toBeLessThanOrEqual((await rename.boundingBox())!.x);
+});
