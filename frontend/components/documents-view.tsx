@@ -8,16 +8,10 @@ import { uploadDocuments } from "@/lib/api";
 import { api } from "@/lib/api";
 import { collectionLabel, mayDelete, moveTargets } from "@/lib/collections";
 import type { Collection, DocumentRow } from "@/lib/types";
+import { acceptedResult, refusedResult } from "@/lib/uploads";
 import { useAuthStatus } from "./auth-gate";
 import { ThemeToggle } from "./theme-toggle";
-
-interface Upload {
-  key: number;
-  names: string;
-  progress: number;
-  state: "uploading" | "accepted" | "failed";
-  message?: string;
-}
+import { type Upload, UploadList } from "./upload-list";
 
 function formatSize(bytes: number | null | undefined): string {
   if (bytes == null) return "—";
@@ -215,20 +209,19 @@ export function DocumentsView() {
     const names = files.map((f) => f.name).join(", ");
     const patch = (change: Partial<Upload>) =>
       setUploads((all) => all.map((u) => (u.key === key ? { ...u, ...change } : u)));
-    setUploads((all) => [{ key, names, progress: 0, state: "uploading" as const }, ...all].slice(0, 5));
+    setUploads((all) => [{ key, names, progress: 0 }, ...all].slice(0, 5));
     try {
       const accepted = await uploadDocuments(files, (progress) => patch({ progress }), target || undefined);
-      const refused = accepted.rejected ?? [];
-      patch({
-        state: refused.length ? "failed" : "accepted",
-        progress: 1,
-        message:
-          `${accepted.documents.length} accepted; the table below shows each one's progress` +
-          (refused.length ? `; refused: ${refused.map((r) => r.detail).join("; ")}` : ""),
-      });
+      patch({ progress: 1, result: acceptedResult(accepted) });
       await refresh();
     } catch (err) {
-      patch({ state: "failed", message: err instanceof Error ? err.message : String(err) });
+      const detail = err instanceof Error ? err.message : String(err);
+      patch({
+        result: refusedResult(
+          files.map((f) => f.name),
+          detail,
+        ),
+      });
     }
   };
 
@@ -299,19 +292,7 @@ export function DocumentsView() {
         <p className="hint">They are chunked, embedded and then searchable in chat with @name.</p>
       </section>
 
-      {uploads.length > 0 && (
-        <ul className="uploads" aria-label="Uploads">
-          {uploads.map((u) => (
-            <li key={u.key} className={`upload upload-${u.state}`} data-state={u.state}>
-              <span className="upload-name">{u.names}</span>
-              <progress max={1} value={u.progress} aria-label={`Upload progress of ${u.names}`} />
-              <span className="upload-message" role={u.state === "failed" ? "alert" : undefined}>
-                {u.state === "uploading" ? `${Math.round(u.progress * 100)}%` : u.message}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <UploadList uploads={uploads} />
 
       {!available && (
         <p className="banner" role="alert">

@@ -53,3 +53,51 @@ test("a file the backend refuses shows its reason", async ({ documents }) => {
   await expect(upload.getByRole("alert")).toContainText("not supported");
   await expect(documents.rows).toHaveCount(before);
 });
+
+const EXE = { name: "tool.exe", mimeType: "application/octet-stream", buffer: Buffer.from([0x4d, 0x5a, 0, 1, 2, 3]) };
+const EMPTY = { name: "empty-notes.md", mimeType: "text/markdown", buffer: Buffer.from("   \n") };
+
+test("a batch says file by file what was accepted and why the others were refused", async ({ documents }) => {
+  // Tester: every refusal in one red paragraph joined by ".;", and the batch red although one file was accepted.
+  await documents.goto();
+  await expect(documents.status("employee-handbook.md")).toHaveText(/ready/);
+  await documents.upload([
+    { name: "walrus-notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Walrus\n\nWalruses rest on ice.\n") },
+    EMPTY,
+    EXE,
+  ]);
+  const upload = documents.uploads.first();
+  await expect(upload).toHaveAttribute("data-state", "partial");
+  await expect(documents.uploadFiles(upload)).toHaveText([
+    /^walrus-notes\.md\b.*accepted/,
+    /^empty-notes\.md\b.*no text/,
+    /^tool\.exe\b.*not supported/,
+  ]);
+  await expect(documents.refusedFiles(upload)).toHaveCount(2);
+  await expect(upload).not.toContainText(".;");
+  // the summary is not an error: something was accepted
+  const summary = upload.locator(".upload-message");
+  await expect(summary).toHaveText(/1 accepted, 2 refused/);
+  await expect(summary).not.toHaveAttribute("role", "alert");
+  const colour = (el: Element) => getComputedStyle(el).color;
+  const refusedColour = await documents.refusedFiles(upload).first().evaluate(colour);
+  expect(await summary.evaluate(colour)).not.toBe(refusedColour);
+  expect(await documents.uploadFiles(upload).first().evaluate(colour)).not.toBe(refusedColour);
+  await documents.screenshot("upload-partly-refused");
+
+  await expect(documents.status("walrus-notes.md")).toHaveText(/ready/, { timeout: 30_000 });
+  await documents.delete("walrus-notes.md");
+  await expect(documents.row("walrus-notes.md")).toHaveCount(0);
+});
+
+test("a batch refused whole lists each file's reason on its own line", async ({ documents }) => {
+  await documents.goto();
+  await documents.upload([EMPTY, EXE]);
+  const upload = documents.uploads.first();
+  await expect(upload).toHaveAttribute("data-state", "failed");
+  await expect(upload.getByRole("alert")).toContainText("2 refused");
+  await expect(documents.refusedFiles(upload)).toHaveText([
+    /^empty-notes\.md\b.*no text/,
+    /^tool\.exe\b.*not supported/,
+  ]);
+});

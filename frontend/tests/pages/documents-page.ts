@@ -19,6 +19,15 @@ export class DocumentsPage {
     await expect(this.page.getByRole("heading", { name: "Documents" })).toBeVisible();
   }
 
+  /** The per-file lines of an upload: what was accepted, and each refused file with its reason. */
+  uploadFiles(upload: Locator): Locator {
+    return upload.locator(".upload-file");
+  }
+
+  refusedFiles(upload: Locator): Locator {
+    return upload.locator(".upload-file[data-refused]");
+  }
+
   row(name: string): Locator {
     return this.page.locator(`.docs-table tbody tr[data-document="${name}"]`);
   }

@@ -1,0 +1,64 @@
+/**
+ * What an upload batch came to, file by file: from POST /api/documents's 202 (`documents` accepted, `rejected` with
+ * each refused file's reason), or from its 4xx when every file was refused, whose one detail joins each file's
+ * reason with "; " (backend/api/documents.py). Every reason starts with its file's name.
+ */
+import type { UploadAccepted } from "./types";
+
+export interface UploadFileResult {
+  name: string;
+  accepted: boolean;
+  /** What follows the name: " contains no text; …", ": .exe is not supported; …", or " accepted". */
+  text: string;
+}
+
+export interface UploadResult {
+  /** accepted: every file; partial: some files; failed: none (or the request itself failed). */
+  state: "accepted" | "partial" | "failed";
+  summary: string;
+  files: UploadFileResult[];
+}
+
+/** The reason as read after its file's name: "x.md contains no text" -> " contains no text". */
+function after(name: string, reason: string): string {
+  return reason.startsWith(name) ? reason.slice(name.length) : `: ${reason}`;
+}
+
+function summary(accepted: number, refused: number): string {
+  if (refused === 0)
+    return `${accepted} accepted; the table below shows ${accepted === 1 ? "its" : "each one's"} progress`;
+  if (accepted === 0) return `${refused} refused`;
+  return `${accepted} accepted, ${refused} refused; the table below shows the accepted ${accepted === 1 ? "one's" : "ones'"} progress`;
+}
+
+/** A batch the server answered 202: some files (at least one) accepted, the others refused. */
+export function acceptedResult(body: UploadAccepted): UploadResult {
+  const refused = body.rejected ?? [];
+  const files = [
+    ...body.documents.map((d) => ({ name: d.name, accepted: true, text: " accepted" })),
+    ...refused.map((r) => ({ name: r.name, accepted: false, text: after(r.name, r.detail) })),
+  ];
+  return {
+    state: refused.length ? "partial" : "accepted",
+    summary: summary(body.documents.length, refused.length),
+    files,
+  };
+}
+
+/**
+ * A batch the server refused whole: its detail cut into each file's reason where "; " is followed by the name of a
+ * file sent; a detail that does not start with one (the request itself refused: no access, unreachable) stays whole.
+ */
+export function refusedResult(names: string[], detail: string): UploadResult {
+  const longestFirst = [...new Set(names)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const nameAt = (at: number) => longestFirst.find((n) => detail.startsWith(n, at));
+  if (!nameAt(0)) return { state: "failed", summary: detail, files: [] };
+  const starts = [0];
+  for (let i = detail.indexOf("; "); i >= 0; i = detail.indexOf("; ", i + 2)) if (nameAt(i + 2)) starts.push(i + 2);
+  const files = starts.map((start, k) => {
+    const name = nameAt(start)!;
+    const reason = detail.slice(start, k + 1 < starts.length ? starts[k + 1] - 2 : undefined);
+    return { name, accepted: false, text: after(name, reason) };
+  });
+  return { state: "failed", summary: summary(0, files.length), files };
+}
