@@ -35,9 +35,35 @@ const ROUTE_LABELS: Record<string, Badge> = {
   goodbye: SMALL_TALK,
 };
 
-function triageBadges(triage: Triage): Badge[] {
+/**
+ * The router's notes on @mentions that named no one document (backend/rag/mentions.py, Resolution.notes), which a
+ * "mention" answer gives as its reply and its route_reason: '"@x" matches several documents: a, b' for an
+ * ambiguous one, 'No document matches "@x"' for an unknown one.
+ */
+const AMBIGUOUS_NOTE = /"@[^"]*" matches several documents/;
+const UNKNOWN_NOTE = /No document matches "@/;
+
+/** An answered-at-once "mention" route: an ambiguous mention is not an unknown one (tester: "@expense-rules"). */
+function mentionBadge(notes: string): Badge {
+  const ambiguous = AMBIGUOUS_NOTE.test(notes);
+  if (!ambiguous) return ROUTE_LABELS.mention;
+  return UNKNOWN_NOTE.test(notes)
+    ? {
+        label: "unknown or ambiguous document",
+        tone: "warn",
+        title: "One @mention named no document you can read, another more than one: type @ and pick from the list.",
+      }
+    : {
+        label: "ambiguous document",
+        tone: "warn",
+        title: "An @mention matches more than one document: type @ and pick the one you mean from the list.",
+      };
+}
+
+function triageBadges(triage: Triage, routeReason: string): Badge[] {
   const route = triage.route;
   if (!route) return [];
+  if (route === "mention") return [mentionBadge(`${routeReason} ${triage.early_response}`)];
   return [ROUTE_LABELS[route] ?? { label: route.replace(/_/g, " "), tone: "info", title: "triage" }];
 }
 
@@ -141,7 +167,7 @@ export function badgesFromDone(done: AnswerInfo | null | undefined): Badge[] {
       title: done.route_reason || undefined,
     });
   }
-  if (done.triage) out.push(...triageBadges(done.triage));
+  if (done.triage) out.push(...triageBadges(done.triage, done.route_reason ?? ""));
   if (done.validation) out.push(...validationBadges(done.validation));
   return out;
 }

@@ -61,6 +61,24 @@ test("Esc closes the list; an unknown mention is flagged before sending", async 
   await expect(answer.steps.filter({ hasText: /no document/i })).toBeVisible();
 });
 
+test("sent anyway, an ambiguous mention's badge says ambiguous and an unknown one's unknown", async ({
+  chat,
+  page,
+}) => {
+  // Tester: "@expense-rules" (two documents of that name) said so in its reply, but its badge said "unknown document".
+  await chat.goto();
+  await chat.ask("@zephyr-9 how often is it serviced?"); // zephyr-9-quick-start.pdf and zephyr-9-service-manual.md
+  let answer = await chat.waitForAnswerDone();
+  await expect(answer.text).toContainText("matches several documents");
+  await expect(answer.badges).toHaveText(["ambiguous document"]);
+  await page.reload();
+  await expect(chat.lastAnswer().badges).toHaveText(["ambiguous document"]); // the stored turn says the same
+
+  await chat.ask("@nosuchdoc how often is it serviced?");
+  answer = await chat.waitForAnswerDone();
+  await expect(answer.badges).toHaveText(["unknown document"]);
+});
+
 test("with more documents than the @ list shows, it says how many more and the count stays in view", async ({
   chat,
   page,

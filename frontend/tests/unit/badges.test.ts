@@ -58,6 +58,29 @@ describe("badgesFromDone", () => {
     }
   });
 
+  it("tells an @mention matching several documents from one matching none", () => {
+    // the router's notes, word for word (backend/rag/mentions.py Resolution.notes, graph/nodes/router.py _targeted)
+    const ambiguous = '"@expense-rules" matches several documents: expense-rules.md, expense-rules.txt';
+    const unknown = 'No document matches "@expenses-2019"';
+    const check = "Check the name, or type @ to pick from the document list.";
+    const mention = (...notes: string[]) =>
+      badgesFromDone({
+        ...done,
+        route_reason: notes[0],
+        triage: { route: "mention", skip_llm: true, early_response: `${notes.join(". ")}. ${check}`, triage_log: [] },
+      });
+    // tester: the note said two documents match, the badge said "unknown document"
+    expect(mention(ambiguous).map((b) => b.label)).toEqual(["ambiguous document"]);
+    expect(mention(ambiguous)[0].title).toMatch(/more than one document/);
+    expect(mention(unknown).map((b) => b.label)).toEqual(["unknown document"]);
+    expect(mention(ambiguous, unknown).map((b) => b.label)).toEqual(["unknown or ambiguous document"]);
+    // the reply alone says it too (a stored turn without its route_reason)
+    const reply = { route: "mention", skip_llm: true, early_response: `${ambiguous}. ${check}`, triage_log: [] };
+    expect(badgesFromDone({ ...done, route_reason: null, triage: reply }).map((b) => b.label)).toEqual([
+      "ambiguous document",
+    ]);
+  });
+
   it("shows nothing for an empty triage route or a clean validation", () => {
     const labels = badgesFromDone({
       ...done,
