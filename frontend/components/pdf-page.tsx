@@ -5,7 +5,7 @@
  * (whitespace and case folded) and a box is drawn over each matching item.
  */
 import { useEffect, useRef, useState } from "react";
-import { type Box, matchBoxes } from "@/lib/pdf-match";
+import { type Box, boxStyle, matchBoxes } from "@/lib/pdf-match";
 
 type Status = "loading" | "ready" | { error: string };
 
@@ -26,6 +26,7 @@ export function PdfPage({
   const holder = useRef<HTMLDivElement | null>(null);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
   const [boxes, setBoxes] = useState<Box[]>([]);
+  const [size, setSize] = useState({ width: 1, height: 1 }); // the page as drawn, in CSS pixels
   const [status, setStatus] = useState<Status>("loading");
 
   useEffect(() => {
@@ -43,15 +44,13 @@ export function PdfPage({
       destroy = () => void task.destroy();
       const pdf = await task.promise;
       const p = await pdf.getPage(page);
-      const width = holder.current?.clientWidth || 600;
+      const width = Math.max((holder.current?.clientWidth || 600) - 2, 100); // inside the sheet's 1 px border
       const viewport = p.getViewport({ scale: width / p.getViewport({ scale: 1 }).width });
       const canvas = canvasRef.current;
       if (!live || !canvas) return;
       const ratio = window.devicePixelRatio || 1;
       canvas.width = Math.floor(viewport.width * ratio);
       canvas.height = Math.floor(viewport.height * ratio);
-      canvas.style.width = `${viewport.width}px`;
-      canvas.style.height = `${viewport.height}px`;
       await p.render({ canvas, viewport, transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0] }).promise;
       const content = await p.getTextContent();
       const items = content.items.flatMap((item) =>
@@ -66,6 +65,7 @@ export function PdfPage({
           : [],
       );
       if (!live) return;
+      setSize({ width: viewport.width, height: viewport.height });
       setBoxes(matchBoxes(items, passage, support));
       setStatus("ready");
     })().catch((err: unknown) => live && setStatus({ error: err instanceof Error ? err.message : String(err) }));
@@ -93,7 +93,7 @@ export function PdfPage({
           <span
             key={i}
             className={b.support ? "pdf-box pdf-support" : "pdf-box pdf-passage"}
-            style={{ left: b.left, top: b.top, width: b.width, height: b.height }}
+            style={boxStyle(b, size)}
           />
         ))}
       </div>

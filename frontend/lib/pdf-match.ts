@@ -71,3 +71,17 @@ export function matchBoxes(items: PageItem[], passage: string, support: string):
   });
   return boxes;
 }
+
+/**
+ * A box as percentages of the page drawn: the page is scaled to the pane's width by CSS (it may narrow once drawn, when
+ * a scrollbar appears), and the boxes scale with it.
+ */
+export function boxStyle(box: Box, page: { width: number; height: number }): Record<string, string> {
+  const pct = (value: number, of: number) => `${(100 * value) / of}%`;
+  return {
+    left: pct(box.left, page.width),
+    top: pct(box.top, page.height),
+    width: pct(box.width, page.width),
+    height: pct(box.height, page.height),
+  };
+}

@@ -16,6 +16,7 @@ test.use({
     args: [...CHROMIUM_ARGS, NO_POINTER],
     ignoreDefaultArgs: ["--hide-scrollbars"],
   },
+  viewport: { width: 1400, height: 900 }, // the tester's window
 });
 
 test("the message box has the focus on opening the app, after New chat and after opening a conversation", async ({
@@ -42,4 +43,38 @@ test("the message box has the focus on opening the app, after New chat and after
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/$/);
   await expect(chat.composer).toBeFocused();
+});
+
+test("a PDF page fits the viewer's width, with the sentence's box still over its words", async ({ chat }) => {
+  // Tester: the page was drawn wider than the pane (its border, then the scrollbar once it was drawn): it scrolled
+  // sideways.
+  await chat.goto();
+  await chat.ask("@travel-policy.pdf What is the hotel limit per night?");
+  const answer = await chat.waitForAnswerDone();
+  await answer.citation("S1").click();
+  const page = chat.viewer.locator(".pdf-page");
+  await expect(page).toHaveAttribute("data-status", "ready");
+  const body = chat.viewer.locator(".doc-viewer-body");
+  await expect.poll(() => body.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+  const canvas = page.locator("canvas.pdf-canvas");
+  const sheet = (await canvas.boundingBox())!;
+  const box = (await page.locator(".pdf-support").first().boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(sheet.x);
+  expect(box.x + box.width).toBeLessThanOrEqual(sheet.x + sheet.width + 0.5);
+  // The box is over text: dark pixels of the drawn page lie under it.
+  const dark = await canvas.evaluate(
+    (c: HTMLCanvasElement, { box, sheet }) => {
+      const sx = c.width / sheet.width;
+      const sy = c.height / sheet.height;
+      const x = Math.round((box.x - sheet.x) * sx);
+      const y = Math.round((box.y - sheet.y) * sy);
+      const data = c.getContext("2d")!.getImageData(x, y, Math.round(box.width * sx), Math.round(box.height * sy));
+      let n = 0;
+      for (let i = 0; i < data.data.length; i += 4) n += data.data[i] < 128 ? 1 : 0;
+      return n / (data.data.length / 4);
+    },
+    { box, sheet },
+  );
+  expect(dark).toBeGreaterThan(0.05);
+  await chat.screenshot("show-me-where-pdf-fit");
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PageItem, matchBoxes } from "@/lib/pdf-match";
+import { type PageItem, boxStyle, matchBoxes } from "@/lib/pdf-match";
 
 const item = (str: string, top: number, hasEOL = true): PageItem => ({
   str,
@@ -40,5 +40,17 @@ describe("matchBoxes", () => {
     const passage = "Approval  steps\nsomething pdf.js reads differently";
     expect(matchBoxes(items, passage, "not on this page at all").map((b) => b.top)).toEqual([80]);
     expect(matchBoxes(items, "Elsewhere entirely.", "Elsewhere entirely.")).toEqual([]);
+  });
+});
+
+describe("boxStyle", () => {
+  it("places a box in percentages of the page drawn, so it scales with the page", () => {
+    const box = { left: 60, top: 200, width: 300, height: 16, support: true };
+    expect(boxStyle(box, { width: 600, height: 800 })).toEqual({
+      left: "10%",
+      top: "25%",
+      width: "50%",
+      height: "2%",
+    });
   });
 });
