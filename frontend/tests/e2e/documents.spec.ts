@@ -101,3 +101,20 @@ test("a batch refused whole lists each file's reason on its own line", async ({ 
     /^tool\.exe\b.*not supported/,
   ]);
 });
+
+test("the row dividers run straight through the actions column", async ({ documents }) => {
+  // Tester: the line under the Delete buttons sat about a pixel off the rest of the row's.
+  await documents.goto();
+  await expect(documents.status("employee-handbook.md")).toHaveText(/ready/);
+  // The actions cell was laid out as a flex box, not a table cell: its box sat half a pixel inside the row's and its
+  // own border did not merge with the row's collapsed ones, so the line was drawn a pixel higher.
+  for (const row of (await documents.rows.all()).slice(0, 3)) {
+    const edges = await row
+      .locator("td")
+      .evaluateAll((cells) => cells.map((c) => [c.getBoundingClientRect().top, c.getBoundingClientRect().bottom]));
+    for (const side of [0, 1]) {
+      const at = edges.map((e) => e[side]);
+      expect(Math.max(...at) - Math.min(...at)).toBeLessThan(0.25);
+    }
+  }
+});
