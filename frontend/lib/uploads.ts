@@ -31,16 +31,26 @@ function summary(accepted: number, refused: number): string {
   return `${accepted} accepted, ${refused} refused; the table below shows the accepted ${accepted === 1 ? "one's" : "ones'"} progress`;
 }
 
+/** What became of an accepted file (the server's `outcome`), as read after its name. */
+const OUTCOME = {
+  new: " accepted",
+  replaced: " accepted: a new version of the document of that name, which stays searchable until this one is ready",
+  unchanged: " is already there, unchanged: nothing to do",
+} as const;
+
 /** A batch the server answered 202: some files (at least one) accepted, the others refused. */
 export function acceptedResult(body: UploadAccepted): UploadResult {
   const refused = body.rejected ?? [];
   const files = [
-    ...body.documents.map((d) => ({ name: d.name, accepted: true, text: " accepted" })),
+    ...body.documents.map((d) => ({ name: d.name, accepted: true, text: OUTCOME[d.outcome ?? "new"] })),
     ...refused.map((r) => ({ name: r.name, accepted: false, text: after(r.name, r.detail) })),
   ];
+  // one new file: the summary says it all; a new version or the same file again is said of the file
+  const plain = body.documents.length === 1 && !refused.length && (body.documents[0].outcome ?? "new") === "new";
+  const only = body.documents.length === 1 && !refused.length ? files[0] : null;
   return {
     state: refused.length ? "partial" : "accepted",
-    summary: summary(body.documents.length, refused.length),
+    summary: only && !plain ? `${only.name}${only.text}` : summary(body.documents.length, refused.length),
     files,
   };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { acceptedResult, refusedResult } from "@/lib/uploads";
-import type { DocumentRow } from "@/lib/types";
+import type { UploadAccepted } from "@/lib/types";
 
-const doc = (name: string): DocumentRow => ({
+const doc = (name: string, outcome: "new" | "replaced" | "unchanged" = "new"): UploadAccepted["documents"][number] => ({
+  outcome,
   id: name,
   name,
   type: "markdown",
@@ -21,6 +22,17 @@ const BIN =
   "random.bin: .bin is not supported; supported: .pdf, .docx, .md, .markdown, .html, .htm, .txt. Convert it to one of these and upload again.";
 
 describe("acceptedResult", () => {
+  it("says of a file whether it replaced the document of that name or was the same file again", () => {
+    const replaced = acceptedResult({ documents: [doc("rates.md", "replaced")], rejected: [] });
+    expect(replaced.summary).toBe(
+      "rates.md accepted: a new version of the document of that name, which stays searchable until this one is ready",
+    );
+    const same = acceptedResult({ documents: [doc("rates.md", "unchanged")], rejected: [] });
+    expect(same.summary).toBe("rates.md is already there, unchanged: nothing to do"); // tester: "1 accepted" for both
+    const both = acceptedResult({ documents: [doc("a.md"), doc("b.md", "unchanged")], rejected: [] });
+    expect(both.files.map((f) => f.text)).toEqual([" accepted", " is already there, unchanged: nothing to do"]);
+  });
+
   it("lists each refused file with its reason, and the accepted ones, under a summary of both", () => {
     const result = acceptedResult({
       documents: [doc("expense-rules.txt")],
