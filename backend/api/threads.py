@@ -16,6 +16,7 @@ from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
 from backend.contract.text import title_from
+from backend.contract.types import INTERNAL
 from backend.memory.export import thread_markdown
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
@@ -149,7 +150,7 @@ async def thread_memory(thread_id: str, services: ServicesDep, principal: Princi
     """The thread's memory layers: rolling summary, Q&A index and citation ledger (plus the carried scope)."""
     await _existing(services, thread_id, principal)
     values = (await services.graph.aget_state({"configurable": {"thread_id": thread_id}})).values
-    entries = [{k: v for k, v in e.items() if k not in ("text", "key")} for e in values.get("ledger", {}).values()]
+    entries = [{k: v for k, v in e.items() if k not in (*INTERNAL, "key")} for e in values.get("ledger", {}).values()]
     readable = await readable_documents(services, principal)
     ledger = visible_sources(entries, readable)  # type: ignore[arg-type]
     scope = await _carried_scope(services, readable, values)

@@ -5,9 +5,9 @@ README, "OpenAI-compatible API"). `ragline` is Ragline's own addition to a respo
 `event` is Open WebUI's status line in a stream.
 """
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from backend.contract.types import PublicSource
 
@@ -64,14 +64,18 @@ class ChatCompletionRequest(BaseModel):
     logprobs: StrictBool | None = Field(None, description="Not supported.")
     # Sampling parameters: checked as OpenAI checks them ("max_tokens": "lots" is refused; tester), then ignored:
     # RAG_TEMPERATURE and RAG_MAX_ANSWER_TOKENS apply.
-    temperature: float | None = Field(None, ge=0, le=2, description="Checked, then ignored (RAG_TEMPERATURE).")
-    top_p: float | None = Field(None, ge=0, le=1, description="Checked, then ignored.")
-    max_tokens: int | None = Field(None, ge=1, description="Checked, then ignored (RAG_MAX_ANSWER_TOKENS).")
-    max_completion_tokens: int | None = Field(None, ge=1, description="Checked, then ignored, as max_tokens.")
-    presence_penalty: float | None = Field(None, ge=-2, le=2, description="Checked, then ignored.")
-    frequency_penalty: float | None = Field(None, ge=-2, le=2, description="Checked, then ignored.")
-    seed: int | None = Field(None, description="Checked, then ignored.")
-    stop: str | list[str] | None = Field(None, description="Checked, then ignored.")
+    temperature: StrictFloat | StrictInt | None = Field(
+        None, ge=0, le=2, description="Checked, then ignored (RAG_TEMPERATURE)."
+    )
+    top_p: StrictFloat | StrictInt | None = Field(None, ge=0, le=1, description="Checked, then ignored.")
+    max_tokens: StrictInt | None = Field(None, ge=1, description="Checked, then ignored (RAG_MAX_ANSWER_TOKENS).")
+    max_completion_tokens: StrictInt | None = Field(None, ge=1, description="Checked, then ignored, as max_tokens.")
+    presence_penalty: StrictFloat | StrictInt | None = Field(None, ge=-2, le=2, description="Checked, then ignored.")
+    frequency_penalty: StrictFloat | StrictInt | None = Field(None, ge=-2, le=2, description="Checked, then ignored.")
+    seed: StrictInt | None = Field(None, description="Checked, then ignored.")
+    stop: StrictStr | Annotated[list[StrictStr], Field(max_length=4)] | None = Field(
+        None, description="Checked (a string, or up to 4), then ignored."
+    )
     metadata: dict[str, Any] | None = Field(None, description="`thread_id` continues that Ragline thread.")
 
 

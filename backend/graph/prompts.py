@@ -79,7 +79,7 @@ REWRITE = """Rewrite the follow-up question below as one standalone question tha
 Follow-up question: {question}"""
 
 # A question in another language than English and the documents' (rag/spelling.py `foreign`): the offline MiniLM
-# reads English only, so it is searched by this translation; the model still reads the question as asked.
+# reads English only, so it is searched by this translation, which the model reads too (rewriter.english).
 TRANSLATE = """Translate the question below into English, keeping its meaning exactly. Reply with the English question only.
 Example: "¿Cuándo tengo que devolver mi tarjeta?" -> When do I have to return my badge?
 

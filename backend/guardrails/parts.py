@@ -12,7 +12,7 @@ cover it ("How long must passwords be, and how often must they be changed?" got 
 
 import re
 
-from backend.contract.text import content_words
+from backend.contract.text import content_words, without_note
 from backend.guardrails.answer_kind import asked_kind, gives_kind
 
 _AUX = "is|are|was|were|do|does|did|can|could|will|would|should|may|must|has|have"
@@ -26,35 +26,44 @@ _ASKS = re.compile(
     r"these|those|my|our|your|their|its|any|some|(?-i:[A-Z@]))",
     re.IGNORECASE,
 )
+_OPENING = re.compile(r"^(?:and|or|also|so)\s+", re.IGNORECASE)  # "…? And can I carry them over?"
+_WH_PART = re.compile(rf"^\W*(?:\w+\W+){{0,2}}?(?:{_WH})\b", re.IGNORECASE)
 COVERED_SHARE = 0.5
 
 
 def question_parts(question: str) -> list[str]:
     """The question's parts, each as a question ("is there a gym in the office?"); the question alone when it asks
     one thing, or when a part is no question of its own ("Thanks, and what about contractors?")."""
-    parts = [p.strip(" ,;?") for p in _SPLIT.split(question.strip())]
+    parts = [_OPENING.sub("", p.strip(" ,;?")) for p in _SPLIT.split(without_note(question).strip())]
     parts = [p for p in parts if content_words(p)]
     if len(parts) < 2 or not all(_ASKS.search(p) for p in parts):
         return [question.strip()]
     return [f"{p}?" for p in parts]
 
 
-def unanswered_parts(question: str, supported_claims: list[str]) -> list[str]:
+def unanswered_parts(question: str, supported_claims: list[str], judged_unanswered: bool = False) -> list[str]:
     """The parts no supported claim answers, when the question has several and the claims answer at least one;
     [] otherwise (one part, every part answered, or none). A part is answered when the claims use half its content
     words, or give what it asks for ("how often must they be changed?" by "every 90 days", answer_kind.py): a part
-    answered in other words must not be said to be missing."""
+    answered in other words must not be said to be missing. When the model judged that the passages do not state
+    the answer, a part counts as answered only with every one of its words: "What is the notice period for
+    contractors and is there a gym?" answered with the permanent employees' period is not half right (review).
+    Otherwise a yes-or-no part is not said to be missing: "Yes, there is a fitness room" answers "is there a gym?"
+    in other words (review)."""
     parts = question_parts(question)
     if len(parts) < 2:
         return []
     text = " ".join(supported_claims)
     said = content_words(text)
+    share = 1.0 if judged_unanswered else COVERED_SHARE
 
     def answered(part: str) -> bool:
         kind = asked_kind(part)
-        return len(content_words(part) & said) >= COVERED_SHARE * len(content_words(part)) or (
+        return len(content_words(part) & said) >= share * len(content_words(part)) or (
             kind is not None and gives_kind(kind, text, part)
         )
 
     missing = [p for p in parts if not answered(p)]
+    if not judged_unanswered:
+        missing = [p for p in missing if _WH_PART.search(p)]
     return missing if 0 < len(missing) < len(parts) else []

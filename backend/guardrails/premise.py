@@ -31,7 +31,9 @@ MAX_MISSING_SHARE = 0.5  # a claim for which this share of them (or more) is in 
 # from "Employees may work remotely …"): one word the passages put otherwise is no neighbouring fact, so it takes
 # two. The single-word catches of bench.answers' dumps were all wh-questions ("get", "changed", "employ").
 YES_NO_QUESTION = re.compile(
-    r"^\W*(can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)\b", re.IGNORECASE
+    r"^\W*(?:(?:hi|hello|ok|okay|so|and|but|also|please)\b\W*)*"  # "Hi, can I …", "So can I …" (review)
+    r"(can|could|may|might|must|shall|should|will|would|is|are|am|was|were|do|does|did|has|have|had)\b",
+    re.IGNORECASE,
 )
 YES_NO_LEAST = 2
 

@@ -3,6 +3,7 @@
 import asyncio
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from backend.contract.text import content_words, named_documents, names_heading, without_note
@@ -102,7 +103,7 @@ class HybridRetriever:
 
     async def spelled(self, query: str) -> str:
         """The query with its misspelt words spelt as the documents spell them (rag/spelling.py)."""
-        return await asyncio.to_thread(self.respelt, query, self.index.active_versions())
+        return await asyncio.to_thread(lambda: self.respelt(query, self.index.active_versions()))
 
     async def foreign(self, query: str) -> bool:
         """Whether the query, respelt, is mostly in words neither English nor the documents' (rag/spelling.py)."""
@@ -129,24 +130,36 @@ class HybridRetriever:
         if self.speller is None:
             return []
         versions = self.index.active_versions()
-        return self.speller.terms(query, _state(versions), self.index.active_texts)
+        return self.speller.terms(query, _state(versions), self.index.active_texts, self._holds(versions))
 
     def _foreign(self, query: str) -> bool:
+        """Foreign by English alone for a reader of some documents: the documents' words are everyone's, and which
+        of them a question holds must not decide anything for a reader who may not read them all."""
         if self.speller is None:
             return False
         versions = self.index.active_versions()
-        return self.speller.foreign(self.respelt(query, versions), _state(versions), self.index.active_texts)
+        respelt_query = self.respelt(query, versions)
+        every = self.readable is None
+        return self.speller.foreign(respelt_query, _state(versions), self.index.active_texts, documents_words=every)
+
+    def _holds(self, versions: dict[str, int]) -> Callable[[str], bool] | None:
+        """Whether a document the reader may read holds a word or code (None: the reader reads every document)."""
+        if self.readable is None:
+            return None
+        ids = sorted(d for d in versions if self._may_read(d))
+
+        def holds(word: str) -> bool:
+            hits = self.index.bm25(word, 5, ids) if ids else []
+            return any(word.lower() in chunk.text.lower() for chunk, _ in hits)
+
+        return holds
 
     def respelt(self, query: str, versions: dict[str, int]) -> str:
         """The query respelt against the documents whose active versions are given (all of them, readable or not:
         the vocabulary is shared by every reader; a reader's respelling needs a word they may read)."""
         if self.speller is None:
             return query
-        readable = None
-        if self.readable is not None:
-            ids = sorted(d for d in versions if self._may_read(d))
-            readable = lambda word: bool(ids) and bool(self.index.bm25(word, 1, ids))  # noqa: E731
-        fixes = self.speller.fixes(query, _state(versions), self.index.active_texts, readable)
+        fixes = self.speller.fixes(query, _state(versions), self.index.active_texts, self._holds(versions))
         return respelt(query, fixes)
 
     async def document_names(self) -> list[str]:

@@ -6,23 +6,25 @@ respelt only when
 - it is not in the documents, nor a whole word of the MiniLM tokenizer's English vocabulary (about 21,700 words:
   "timer" is not made "time", "louvre" stays), nor one of those with an ending added ("handlers", "restated"),
   nor a stopword;
-- it has four letters or more, all ASCII (a French "congé" is left alone), and
+- it has four letters or more, all ASCII (a French "congé" is left alone), and is not capitalised inside a
+  sentence (a name the user means: "Who is Pietra?" is not the documents' "Pietro"), and
 - a word of the documents of the same first letter is one edit away (a swap of two neighbouring letters is one
   edit), the most frequent of them kept.
 A question most of whose words are neither English nor the documents' ("Combien de jours de congé annuel ai-je ?")
-is `foreign`: the offline MiniLM reads English only, so it is searched by an English translation (graph/nodes/
-rewriter.py).
+is `foreign` (three such words at least): the offline MiniLM reads English only, so it is searched by an English
+translation (graph/nodes/rewriter.py).
 
 Two edits respelt real words into others on SQuAD's tune questions ("qualitative" → "quantitative", "restated" →
 "related", "calculator" → "calculated"); one edit still mends "comninatorial" and "anual leeve".
 The vocabulary is the active documents' words, read once per change of the documents; for a reader limited to some
-documents (accounts), a respelling is kept only when a document they may read holds the word, so it never names a
-word of a document they cannot see.
+documents (accounts), a respelling or a term is kept only when a document they may read holds the word, and a
+question is foreign by English words alone, so nothing names or turns on a word of a document they cannot see.
 """
 
 import json
 import re
 import threading
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Iterable
 from pathlib import Path
@@ -37,7 +39,8 @@ _WORD = re.compile(r"(?<![\w-])[^\W\d_]+(?![\w-])")  # letters, not part of a co
 # a code: letters and digits in one token, perhaps joined by hyphens ("Zephyr-9", "E4", "R-410A", "ISO-9001")
 _CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*(?![\w-])")
 UNSPACED = 0x2E80  # CJK and later scripts: a "word" may be a whole question
-FOREIGN_SHARE = 0.5  # a question is foreign when fewer than half its words are English or the documents'
+FOREIGN_SHARE = 0.5
+FOREIGN_MIN_WORDS = 3  # a question is foreign when fewer than half its words are English or the documents'
 
 
 def english_words(tokenizer_json: Path) -> frozenset[str]:
@@ -118,7 +121,7 @@ class Speller:
         read holds a word (None: the reader reads every document)."""
         if not self.known:
             return {}  # without an English vocabulary every word not in the documents would look misspelt
-        asked = {w.lower() for w in _WORD.findall(text)}
+        asked = {m[0].lower() for m in _WORD.finditer(unicodedata.normalize("NFC", text)) if not _named(text, m)}
         unknown = [
             w for w in asked if len(w) >= MIN_LETTERS and w.isascii() and w not in STOPWORDS and not self._english(w)
         ]
@@ -134,22 +137,32 @@ class Speller:
                 fixes[word] = right
         return fixes
 
-    def foreign(self, text: str, version: object, read_texts: Callable[[], Iterable[str]]) -> bool:
-        """Whether fewer than half the letters of the text's words (of three letters or more) are in English words
-        or words of the documents (a German question to German documents is not foreign). It needs two such words,
-        or one of a script written without spaces ("年假有多少天？")."""
+    def foreign(
+        self, text: str, version: object, read_texts: Callable[[], Iterable[str]], documents_words: bool = True
+    ) -> bool:
+        """Whether fewer than half the text's words (of three letters or more; three such words at least, or one of
+        a script written without spaces: "年假有多少天？") are English words or, with `documents_words`, words of
+        the documents (a German question to German documents is not foreign). Two words are too few to tell: "What
+        is ChatGPT?" and "Explain Terraform" are English (review)."""
         if not self.known:
             return False
-        words = [w.lower() for w in _WORD.findall(text) if len(w) >= 3]
-        if len(words) < 2 and not any(ord(c) >= UNSPACED for w in words for c in w):
+        words = [w.lower() for w in _WORD.findall(unicodedata.normalize("NFC", text)) if len(w) >= 3]
+        if len(words) < FOREIGN_MIN_WORDS and not any(ord(c) >= UNSPACED for w in words for c in w):
             return False
-        counts = self._current(version, read_texts).counts
+        counts = self._current(version, read_texts).counts if documents_words else Counter()
         ours = [w for w in words if w in STOPWORDS or self._english(w) or w in counts or _inflected(w, counts)]
-        return sum(map(len, ours)) < FOREIGN_SHARE * sum(map(len, words))
+        return len(ours) < FOREIGN_SHARE * len(words)
 
-    def terms(self, text: str, version: object, read_texts: Callable[[], Iterable[str]]) -> list[str]:
+    def terms(
+        self,
+        text: str,
+        version: object,
+        read_texts: Callable[[], Iterable[str]],
+        readable: Callable[[str], bool] | None = None,
+    ) -> list[str]:
         """The text's words and codes, as typed, that the documents use and English does not: a code ("Zephyr-9",
-        "R-410A") or a word of four letters or more ("Lindenhof")."""
+        "R-410A") or a word of four letters or more ("Lindenhof"); for a reader of some documents only, those a
+        document they may read holds (`readable`)."""
         if not self.known:
             return []
         vocabulary = self._current(version, read_texts)
@@ -162,16 +175,21 @@ class Speller:
             and not self._english(low)
             and low in vocabulary.counts
         ]
-        return list(dict.fromkeys(codes + words))
+        return [t for t in dict.fromkeys(codes + words) if readable is None or readable(t)]
 
     def _english(self, word: str) -> bool:
         return word in self.known or _inflected(word, self.known)
 
     def _current(self, version: object, read_texts: Callable[[], Iterable[str]]) -> Vocabulary:
+        """The vocabulary of the documents' state `version`, read when it changed; read outside the lock, so other
+        turns are not held up meanwhile (two may read it at once after a change: the same result)."""
         with self._lock:
-            if self._vocabulary is None or self._vocabulary[0] != version:
-                self._vocabulary = (version, read_vocabulary(read_texts()))
-            return self._vocabulary[1]
+            if self._vocabulary is not None and self._vocabulary[0] == version:
+                return self._vocabulary[1]
+        vocabulary = read_vocabulary(read_texts())
+        with self._lock:
+            self._vocabulary = (version, vocabulary)
+        return vocabulary
 
 
 def _inflected(word: str, words: Container[str]) -> bool:
@@ -183,8 +201,20 @@ def _inflected(word: str, words: Container[str]) -> bool:
     return any(form in words for form in (stem, stem + "e", undoubled))
 
 
+def _named(text: str, match: re.Match[str]) -> bool:
+    """Whether the word is capitalised inside a sentence: a name the user means ("Who is Pietra?" must not become
+    the documents' "Pietro"; review)."""
+    before = text[: match.start()].rstrip()
+    return match[0][:1].isupper() and bool(before) and before[-1] not in ".!?:¿¡\"'(«"
+
+
 def respelt(text: str, fixes: dict[str, str]) -> str:
-    """The text with each misspelt word replaced by its fix (in lower case)."""
+    """The text with each misspelt word replaced by its fix, capitalised as the word was."""
     if not fixes:
         return text
-    return _WORD.sub(lambda m: fixes.get(m.group(0).lower(), m.group(0)), text)
+
+    def fix(m: re.Match[str]) -> str:
+        right = fixes.get(m[0].lower())
+        return m[0] if right is None else right.capitalize() if m[0][:1].isupper() else right
+
+    return _WORD.sub(fix, unicodedata.normalize("NFC", text))

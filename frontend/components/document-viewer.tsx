@@ -27,15 +27,21 @@ type Loaded = { doc: DocumentText; view: EvidenceView | null; copy?: string } | 
  * tester's identical re-upload still read "no longer in the knowledge base". Only where the passage is still found.
  */
 async function reuploaded(source: Source, claim: string): Promise<Loaded> {
+  const name = source.document.toLowerCase(); // names are unique per collection, whatever their case
   try {
-    const copy = (await api.documents()).find((d) => d.name === source.document && d.status === "ready");
-    if (!copy || copy.id === source.doc_id) return { gone: true };
-    const doc = await api.documentText(copy.id);
-    const view = evidenceView(doc, source, claim);
-    return view ? { doc, view, copy: copy.id } : { gone: true };
+    const copies = (await api.documents()).filter(
+      (d) => d.name.toLowerCase() === name && d.status === "ready" && d.id !== source.doc_id,
+    );
+    for (const copy of copies) {
+      // the one that holds the passage: another team's file of the same name does not (review)
+      const doc = await api.documentText(copy.id);
+      const view = evidenceView(doc, source, claim);
+      if (view) return { doc, view, copy: copy.id };
+    }
   } catch {
-    return { gone: true }; // no copy to offer: what the answer was given is still shown
+    // no copy to offer: what the answer was given is still shown
   }
+  return { gone: true };
 }
 
 export function DocumentViewer({ target, onClose }: { target: ViewerTarget; onClose: () => void }) {

@@ -112,8 +112,8 @@ async def _context(state: ChatState, runtime: Runtime[GraphDeps], scope: list[st
     decision = state.get("context_decision", {}).get("decision", "fresh")
     memory = state.get("use_memory", True)
     carried = carried_sources(state, deps.settings.memory_context_budget) if decision != "fresh" and memory else []
-    carried = readable_only(carried, deps.readable)  # a document the asker lost access to is not read again
-    current = await deps.retriever.current(carried)  # a passage of a file replaced since is not read again
+    # a document the asker lost access to is not read again, nor a passage of a file replaced since
+    current = await deps.retriever.current(readable_only(carried, deps.readable))
     fresh: list[Source] = []
     left: dict = {}  # the carried scope left behind, when it was
     if decision != "reuse" or len(current) < len(carried):  # "Check the mileage rate again" after a new version

@@ -36,12 +36,12 @@ def clean_rewrite(reply: str, fallback: str) -> str:
 async def rewrite(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     """Set rewritten_query and the context decision; a model call only for a follow-up that refers back."""
     decision = context_decision(state)
+    translation = await english(state, runtime)
+    if translation:  # completed and made standalone in English: "Et pour les stagiaires ?" after an English question
+        state = {**state, "question": translation}  # is "…, for the interns?" (review)
     completed = completed_question(state)
     query = completed.question if completed else await standalone_query(state, runtime)
-    translation = ""
-    if await runtime.context.retriever.foreign(query):  # not respelt first: "annuel" is no misspelt "annual"
-        query = translation = await translated(query, runtime)
-    else:
+    if not translation:  # a translation is not respelt: "annuel" is no misspelt "annual"
         query = await runtime.context.retriever.spelled(query)  # "anual leeve" is searched and shown as "annual leave"
     detail = f"{query} ({decision['reason']}{'; completed from the last question' if completed else ''})"
     return {
@@ -55,11 +55,17 @@ async def rewrite(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     }
 
 
-async def translated(query: str, runtime: Runtime[GraphDeps]) -> str:
-    """The query in English, for a search by the English-only MiniLM ("Combien de jours de congé annuel ai-je ?"
-    went to chat, and its model said "The documents do not say"; tester)."""
-    reply = await (await chat_model(runtime, NODE)).ainvoke([HumanMessage(content=TRANSLATE.format(question=query))])
-    return clean_rewrite(reply.text, query)
+async def english(state: ChatState, runtime: Runtime[GraphDeps]) -> str:
+    """The question in English when it is in another language (rag/spelling.py `foreign`), for a search by the
+    English-only MiniLM ("Combien de jours de congé annuel ai-je ?" went to chat, and its model said "The documents
+    do not say"; tester); "" otherwise, and when the model gave it back unchanged."""
+    question = strip_mentions(state["question"])
+    if not await runtime.context.retriever.foreign(question):
+        return ""
+    prompt = [HumanMessage(content=TRANSLATE.format(question=question))]
+    reply = await (await chat_model(runtime, NODE)).ainvoke(prompt)
+    translation = clean_rewrite(reply.text, question)
+    return "" if translation.strip() == question.strip() else translation
 
 
 def context_decision(state: ChatState) -> ContextDecision:

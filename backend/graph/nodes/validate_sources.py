@@ -186,7 +186,9 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
     if answer != original:
         check["markup_removed"] = True
     why, detail = _not_found_reason(state, settings.not_found_reply, result, supported, answer, passages)
-    rest = unanswered_parts(asked(state), [c.sentence for c in result.claims if c.best is not None])
+    rest = unanswered_parts(
+        asked(state), [c.sentence for c in result.claims if c.best is not None], judged_unanswered=why == "unanswered"
+    )
     note = PART_NOT_FOUND if why == "unanswered" else PART_NOT_COVERED
     if rest and why in (None, "unanswered"):  # a two-part question with one part answered: it stays, and says so
         why, check["unanswered_parts"] = None, rest

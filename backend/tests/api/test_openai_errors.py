@@ -125,11 +125,32 @@ def test_a_flag_or_count_of_the_wrong_type_is_a_400_naming_it_not_taken_for_true
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("max_tokens", '"lots"'), ("temperature", '"hot"'), ("temperature", "7"), ("top_p", "[1]"), ("stop", "5")],
-    ids=["max_tokens lots", "temperature hot", "temperature 7", "top_p list", "stop number"],
+    [
+        ("max_tokens", '"lots"'),
+        ("max_tokens", '"10"'),
+        ("temperature", '"hot"'),
+        ("temperature", '"0.5"'),
+        ("temperature", "true"),
+        ("temperature", "7"),
+        ("top_p", "[1]"),
+        ("stop", "5"),
+        ("stop", '["a", "b", "c", "d", "e"]'),
+    ],
+    ids=[
+        "max_tokens lots",
+        "max_tokens as text",
+        "temperature hot",
+        "temperature as text",
+        "temperature true",
+        "temperature 7",
+        "top_p list",
+        "stop number",
+        "five stops",
+    ],
 )
 def test_a_sampling_parameter_of_the_wrong_type_or_range_is_a_400_though_it_is_then_ignored(url, field, value):
-    """A tester's "max_tokens": "lots" and "temperature": "hot" were accepted silently."""
+    """A tester's "max_tokens": "lots" and "temperature": "hot" were accepted silently; so were "10", "0.5", true and
+    five stop strings (review)."""
     body = f'{{"model": "ragline", "{field}": {value}, "messages": [{{"role": "user", "content": "hi"}}]}}'
     error = refused_in_openai_shape(url, body.encode())
     assert error["param"].startswith(field)
@@ -204,3 +225,15 @@ def test_wrong_or_missing_api_key_is_authentication_error(keyed_url, key):
 def test_api_keys_guard_only_v1(keyed_url):
     assert httpx.get(f"{keyed_url}/api/health").status_code == 200
     assert httpx.get(f"{keyed_url}/v1/models").status_code == 401
+
+
+def test_sampling_parameters_of_the_right_types_are_accepted_and_ignored(url):
+    body = {
+        "model": "ragline",
+        "messages": [{"role": "user", "content": "hi"}],
+        **{"temperature": 0.2, "top_p": 1, "max_tokens": 50, "max_completion_tokens": 50, "seed": 7},
+        **{"presence_penalty": -0.5, "frequency_penalty": 1, "stop": ["\n\nUser:", "###"]},
+    }
+    response = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=60)
+    assert response.status_code == 200, response.text
+    assert response.json()["choices"][0]["message"]["content"]

@@ -1,7 +1,7 @@
 import pytest
 
 from backend.guardrails.grounding import check_grounding
-from backend.guardrails.premise import MIN_SHARED, echoes_question, premises, unstated_premise
+from backend.guardrails.premise import MIN_SHARED, YES_NO_QUESTION, echoes_question, premises, unstated_premise
 
 SERVICE = "A standard service of a Zephyr-9 costs 240 euros per unit, including filters and labour."
 WALL = "The Zephyr-9 unit is mounted on a wall that must carry 40 kilograms."
@@ -123,6 +123,8 @@ def test_a_yes_no_answer_in_the_questions_words_needs_two_words_no_passage_uses(
     remote = {"S1": "Employees may work remotely up to three days per week after completing their probation period."}
     answer = "Yes, you can work from home up to three days per week after your probation period [S1]."
     assert judge("Can I work from home?", answer, remote) is None  # a correct answer was replaced for "home"
+    assert judge("Hi, can I work from home?", answer, remote) is None  # openings and "am" (review)
+    assert YES_NO_QUESTION.search("Am I covered when I work from home?") and YES_NO_QUESTION.search("So can I go?")
     assert judge("Where can I work from home?", answer, remote) == ["home"]  # a wh-question: one word is enough
     rooftop = "Yes, you can work from the rooftop garden up to three days per week [S1]."
     assert judge("Can I work from the rooftop garden?", rooftop, remote) == ["garden", "rooftop"]

@@ -234,3 +234,11 @@ async def test_a_word_of_a_document_added_later_is_respelt_at_once(kb):
     assert await kb.retriever.spelled("the foghron") == "the foghron"
     kb.ingestor.ingest("foghorn.md", b"# Foghorn\n\nThe foghorn sounds twice a minute in fog.")
     assert await kb.retriever.spelled("the foghron") == "the foghorn"
+
+
+async def test_a_reader_is_not_told_of_a_term_only_a_document_they_cannot_read_holds(kb):
+    kb.ingestor.ingest("secret.md", b"# Plan\n\nThe ZX-41 prototype is built by Zephyrcorp.")
+    bakery = next(d.id for d in kb.retriever.searchable() if d.name == "bakery.md")
+    question = "Is the ZX-41 built by Zephyrcorp?"
+    assert await kb.retriever.document_terms(question) == ["ZX-41", "Zephyrcorp"]
+    assert await kb.retriever.scoped(frozenset({bakery})).document_terms(question) == []  # review: they were named

@@ -16,7 +16,7 @@ def fixes(text: str, docs: list[str] = DOCS, readable=None) -> dict[str, str]:
 def test_a_misspelt_word_is_respelt_as_the_documents_spell_it():
     assert fixes("how many dayz of anual leeve do I get?") == {"dayz": "days", "anual": "annual", "leeve": "leave"}
     assert respelt("How many dayz of Anual leeve?", {"dayz": "days", "anual": "annual", "leeve": "leave"}) == (
-        "How many days of annual leave?"
+        "How many days of Annual leave?"  # capitalised as typed
     )
 
 
@@ -72,3 +72,28 @@ def test_the_documents_own_words_and_codes_in_a_question_are_its_terms():
     terms = speller.terms("What does error code E5 mean on the Zephyr-9 at Lindenhof?", 1, lambda: docs)
     assert terms == ["Zephyr-9", "Lindenhof"]  # E5 is no code of the documents; English words are no terms
     assert speller.terms("What time is it in Oslo?", 1, lambda: docs) == []
+
+
+def test_a_capitalised_word_inside_a_sentence_is_a_name_the_user_means_and_is_not_respelt():
+    docs = ["Pietro leads the team. Annual leave is 28 days."]
+    assert fixes("Who is Pietra?", docs) == {}  # review: it became the documents' Pietro
+    assert fixes("Pietra leeve", docs) == {"pietra": "pietro", "leeve": "leave"}  # opening a sentence: any word
+
+
+def test_a_question_typed_with_decomposed_accents_is_read_as_its_letters():
+    assert fixes("Combien de jours de conge\u0301 ?", ["The Congo basin."]) == {}  # not "conge" -> "congo"
+
+
+def test_two_words_are_too_few_to_call_a_question_foreign():
+    speller = Speller(ENGLISH | {"what", "explain"})
+    assert not speller.foreign("What is ChatGPT?", 1, lambda: DOCS)
+    assert not speller.foreign("Explain Terraform", 1, lambda: DOCS)
+    assert speller.foreign("Combien de jours de congé annuel ai-je ?", 1, lambda: DOCS)
+    assert speller.foreign("年假有多少天？", 1, lambda: DOCS)
+
+
+def test_a_term_only_a_document_the_reader_cannot_read_holds_is_not_named():
+    docs = ["The ZX-41 is made by Zephyrcorp."]
+    speller = Speller(ENGLISH)
+    assert speller.terms("Is the ZX-41 by Zephyrcorp?", 1, lambda: docs) == ["ZX-41", "Zephyrcorp"]
+    assert speller.terms("Is the ZX-41 by Zephyrcorp?", 1, lambda: docs, readable=lambda t: False) == []

@@ -180,3 +180,12 @@ async def test_a_misspelt_question_is_searched_respelt_without_a_model_call():
     out = await rewrite({"question": "how many days of anual leeve"}, runtime(chat_model=model, retriever=retriever))
     assert out["rewritten_query"] == "how many days of annual leave" and model.calls == []
     assert out["completed_question"] == ""  # the model reads the question as typed
+
+
+async def test_an_elliptical_follow_up_in_another_language_is_translated_then_completed_from_the_last_question():
+    state = followup_state("et pour une deuxième unité ?", last_intent="rag")
+    state["followup"] = detect("and for a second unit?", HISTORY_TEXT).as_dict()  # as the router judged it
+    retriever = FakeRetriever(foreign_words={"deuxième"})
+    out = await rewrite(state, runtime(replying("and for a second unit?"), retriever))
+    assert out["completed_question"] == "How often is the Zephyr-9 serviced, for a second unit?"  # review: it was
+    assert out["rewritten_query"] == out["completed_question"]  # searched as the bare "And for the interns?"
