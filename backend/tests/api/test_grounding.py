@@ -4,6 +4,7 @@ gives a neighbouring fact instead of what the question asks for, and one that st
 question's words."""
 
 import asyncio
+import json
 import re
 from unittest.mock import ANY
 
@@ -419,3 +420,20 @@ async def test_an_answer_that_leaves_a_part_of_a_two_part_question_unanswered_sa
     )
     assert done["validation"]["sources"]["unanswered_parts"] == ["how often must they be changed?"]
     assert "the answer does not cover 1 part of the question" in replace["reason"]
+
+
+async def test_a_v1_stream_ends_with_the_note_on_the_part_of_the_question_the_answer_leaves(app, client):
+    app.state.services.deps.chat_model = AnswersTheLength()
+    body = {
+        "model": "ragline:it-security-policy.md",
+        "stream": True,
+        "messages": [{"role": "user", "content": "How long must passwords be, and how often must they be changed?"}],
+    }
+    response = await client.post("/v1/chat/completions", json=body)
+    chunks = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: {")]
+    content = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c.get("choices"))
+    assert content.startswith("Passwords must be at least 14 characters long")
+    assert content.endswith(
+        "\n\nThis answer does not cover the rest of the question: “how often must they be changed?”"
+    )
+    assert "Correction" not in content
