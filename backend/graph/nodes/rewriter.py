@@ -34,7 +34,8 @@ def clean_rewrite(reply: str, fallback: str) -> str:
 
 
 async def rewrite(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
-    """Set rewritten_query and the context decision; a model call only for a follow-up that refers back."""
+    """Set rewritten_query and the context decision; a model call only to translate a question in another language
+    (`english`), or, with RAG_REWRITE_WITH_MODEL, for a follow-up that refers back."""
     decision = context_decision(state)
     translation = await english(state, runtime)
     if translation:  # completed and made standalone in English: "Et pour les stagiaires ?" after an English question
