@@ -1140,7 +1140,7 @@ export interface components {
              * Frequency Penalty
              * @description Checked, then ignored.
              */
-            frequency_penalty?: number | null;
+            frequency_penalty?: (number) | null;
             /**
              * Function Call
              * @description Only auto or none, as tool_choice.
@@ -1192,7 +1192,7 @@ export interface components {
              * Presence Penalty
              * @description Checked, then ignored.
              */
-            presence_penalty?: number | null;
+            presence_penalty?: (number) | null;
             /**
              * Seed
              * @description Checked, then ignored.
@@ -1200,7 +1200,7 @@ export interface components {
             seed?: number | null;
             /**
              * Stop
-             * @description Checked, then ignored.
+             * @description Checked (a string, or up to 4), then ignored.
              */
             stop?: string | string[] | null;
             /**
@@ -1214,7 +1214,7 @@ export interface components {
              * Temperature
              * @description Checked, then ignored (RAG_TEMPERATURE).
              */
-            temperature?: number | null;
+            temperature?: (number) | null;
             /**
              * Tool Choice
              * @description Only auto or none: required or a named function is refused.
@@ -1229,7 +1229,7 @@ export interface components {
              * Top P
              * @description Checked, then ignored.
              */
-            top_p?: number | null;
+            top_p?: (number) | null;
         } & {
             [key: string]: unknown;
         };
