@@ -18,6 +18,7 @@ from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSu
 from backend.contract.text import title_from
 from backend.contract.types import INTERNAL
 from backend.memory.export import thread_markdown
+from backend.rag.retriever import still_readable
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
 SHOWN_ID_CHARS = 80  # of a thread id a 404 repeats: a 3,000-character one came back whole (tester)
@@ -106,11 +107,7 @@ async def _carried_scope(services: Services, readable: frozenset[str] | None, va
     (`readable`, from readable_documents: None when the reader may read every document). A deleted document's
     scope stayed above the box ("Follow-up questions search only Warehouse Safety.pdf"; tester), though the router
     no longer keeps it."""
-    scope = values.get("scope", [])
-    if scope:
-        names = set(await services.knowledge.retriever.scoped(readable).document_names())
-        scope = [name for name in scope if name in names]
-    return scope
+    return await still_readable(values.get("scope", []), services.knowledge.retriever.scoped(readable))
 
 
 async def _visible_turns(services: Services, thread_id: str, readable: frozenset[str] | None) -> list[dict]:

@@ -55,3 +55,12 @@ class Retriever(Protocol):
     def scoped(self, readable: frozenset[str] | None) -> "Retriever":
         """The same retriever over only these document ids (rag/collections.py decides them); None: all."""
         ...
+
+
+async def still_readable(scope: list[str], retriever: Retriever) -> list[str]:
+    """The names of a carried scope that the retriever's reader may still search: one they lost access to, or that
+    was deleted, is dropped (the router's follow-ups and the thread page's scope banner)."""
+    if not scope:
+        return []
+    names = set(await retriever.document_names())
+    return [name for name in scope if name in names]

@@ -80,6 +80,10 @@ class Vocabulary:
         for word in counts:
             self._buckets[(word[0], len(word))].append(word)
 
+    def holds(self, word: str) -> bool:
+        """Whether the documents use the word, or it with an ending added."""
+        return word in self.counts or _inflected(word, self.counts)
+
     def nearest(self, word: str, limit: int = EDITS) -> str | None:
         """The most frequent document word nearest to `word` within `limit` edits, if any."""
         best: tuple[int, int, str] | None = None
@@ -121,16 +125,15 @@ class Speller:
         read holds a word (None: the reader reads every document)."""
         if not self.known:
             return {}  # without an English vocabulary every word not in the documents would look misspelt
-        asked = {m[0].lower() for m in _WORD.finditer(unicodedata.normalize("NFC", text)) if not _named(text, m)}
-        unknown = [
-            w for w in asked if len(w) >= MIN_LETTERS and w.isascii() and w not in STOPWORDS and not self._english(w)
-        ]
+        text = unicodedata.normalize("NFC", text)  # one text: `_named` reads it at the match's position
+        asked = {m[0].lower() for m in _WORD.finditer(text) if not _named(text, m)}
+        unknown = [w for w in asked if w.isascii() and self._unfamiliar(w)]
         if not unknown:
             return {}
         vocabulary = self._current(version, read_texts)
         fixes = {}
         for word in unknown:
-            if word in vocabulary.counts or _inflected(word, vocabulary.counts):
+            if vocabulary.holds(word):
                 continue
             right = vocabulary.nearest(word)
             if right and not _inflected(right, {word}) and (readable is None or readable(right)):  # not "summarises"
@@ -149,8 +152,8 @@ class Speller:
         words = [w.lower() for w in _WORD.findall(unicodedata.normalize("NFC", text)) if len(w) >= 3]
         if len(words) < FOREIGN_MIN_WORDS and not any(ord(c) >= UNSPACED for w in words for c in w):
             return False
-        counts = self._current(version, read_texts).counts if documents_words else Counter()
-        ours = [w for w in words if w in STOPWORDS or self._english(w) or w in counts or _inflected(w, counts)]
+        documents = self._current(version, read_texts) if documents_words else Vocabulary(Counter())
+        ours = [w for w in words if w in STOPWORDS or self._english(w) or documents.holds(w)]
         return len(ours) < FOREIGN_SHARE * len(words)
 
     def terms(
@@ -167,15 +170,12 @@ class Speller:
             return []
         vocabulary = self._current(version, read_texts)
         codes = [c for c in _CODE.findall(text) if c.lower() in vocabulary.codes]
-        words = [
-            w
-            for w in _WORD.findall(text)
-            if len(w) >= MIN_LETTERS
-            and (low := w.lower()) not in STOPWORDS
-            and not self._english(low)
-            and low in vocabulary.counts
-        ]
+        words = [w for w in _WORD.findall(text) if self._unfamiliar(low := w.lower()) and low in vocabulary.counts]
         return [t for t in dict.fromkeys(codes + words) if readable is None or readable(t)]
+
+    def _unfamiliar(self, word: str) -> bool:
+        """A lower-case word long enough to judge that is neither a stopword nor English."""
+        return len(word) >= MIN_LETTERS and word not in STOPWORDS and not self._english(word)
 
     def _english(self, word: str) -> bool:
         return word in self.known or _inflected(word, self.known)

@@ -16,6 +16,7 @@ from backend.graph.state import ChatState
 from backend.graph.triage import decided, short_circuit
 from backend.memory.followup import FollowUp, about_conversation, detect
 from backend.rag.mentions import resolve
+from backend.rag.retriever import still_readable
 
 NODE = "router"
 CHAT_RE = re.compile(
@@ -60,7 +61,9 @@ async def _route(state: ChatState, runtime: Runtime[GraphDeps], followup: Follow
     if mentioned := mentions(question):
         return await _targeted(state, mentioned, runtime)
     carries = followup.is_followup and mode != "chat" and state.get("use_memory", True)
-    scope = await _still_readable(state.get("scope") or [], runtime) if carries else []
+    # a document the asker lost access to (or that was deleted) is neither named nor searched, and with none left the
+    # follow-up is routed as a new question
+    scope = await still_readable(state.get("scope") or [], runtime.context.retriever) if carries else []
     if scope and not set(await _named_in(question, runtime)) <= set(scope):
         scope = []  # "Compare … in the employee handbook and the travel policy" after an @office-guide question
     if scope:
@@ -101,15 +104,6 @@ async def _named_in(question: str, runtime: Runtime[GraphDeps]) -> list[str]:
     asked = content_words(question)
     named = named_documents(question, await runtime.context.retriever.document_names())
     return [n for n in named if len(words := content_words(name_stem(n))) >= 2 and words <= asked]
-
-
-async def _still_readable(scope: list[str], runtime: Runtime[GraphDeps]) -> list[str]:
-    """The carried scope's documents the asker may still search: one they lost access to (or that was deleted) is
-    neither named nor searched, and with none left the follow-up is routed as a new question."""
-    if not scope:
-        return []
-    names = set(await runtime.context.retriever.document_names())
-    return [name for name in scope if name in names]
 
 
 async def _targeted(state: ChatState, mentioned: list[str], runtime: Runtime[GraphDeps]) -> dict:
