@@ -265,13 +265,14 @@ class TurnWriter:
         client that ignores `ragline.replace` (the SDK, LibreChat, Open WebUI) showed an invented fact as the answer
         (a tester: a launch codename no document the asker may read holds). Said for a not-found reply, a
         no-passage lead or reply, and an answer the output guardrail replaced; not for repaired citations or tone.
-        An answer kept with a note on the parts of the question it leaves gets the note alone, as its own paragraph."""
+        An answer kept with notes (the parts of the question it leaves, a figure another document states differently)
+        gets the notes alone, each its own paragraph."""
         if self.done is None or self.replace is None:
             return ""
         check, answer = (self.done.validation or {}).get("sources") or {}, self.done.answer
         original = check.get("original_text") or ""
-        if check.get("unanswered_parts"):  # the answer stands; its last paragraph names the parts it leaves
-            return "\n\n" + answer.rsplit("\n\n", 1)[-1]
+        if notes := bool(check.get("unanswered_parts")) + bool(check.get("conflicts")):  # the answer stands; its
+            return "\n\n" + "\n\n".join(answer.split("\n\n")[-notes:])  # last paragraphs are the checks' notes
         if check.get("not_found") == "no_passages" and original and answer.endswith(original):
             text = answer[: -len(original)].strip()  # the lead alone: the answer itself was sent
         else:

@@ -279,6 +279,11 @@ class Settings(BaseSettings):
     not_found_reply: bool = Field(
         True, description="Replace a documents answer none of whose claims a passage supports by an honest reply."
     )
+    conflict_note: bool = Field(
+        True,
+        description="An answer whose figure another document given to the model states differently ('0.30 euros per "
+        "kilometre' against '0.42 euros per kilometre') ends by quoting that document.",
+    )
     grounding_min_support: float = Field(
         0.5, ge=0.0, le=1.0, description="Support (lexical and semantic, 0..1) a passage needs to back a claim."
     )

@@ -167,6 +167,9 @@ def replace_reason(validation: Validation) -> str:
         reasons.append("no passage matched the question, so the answer now says first that it is not from them")
     elif sources.get("not_found") == "replaced":
         reasons.append("no passage supports what the model wrote, so the answer says the documents do not contain it")
+    if conflicts := sources.get("conflicts"):
+        named = ", ".join(dict.fromkeys(c["source"] for c in conflicts))
+        reasons.append(f"another document gives a different figure ({named}), and the answer now quotes it")
     if sources.get("markup_removed"):
         reasons.append("the prompt's <knowledge_base> tag in the answer now reads 'the documents'")
     if sources.get("markers_merged"):

@@ -64,6 +64,15 @@ class CitationRepair(TypedDict):
 NotFoundReason = Literal["unsupported", "unanswered", "wrong_kind", "unstated_premise", "restates_question"]
 
 
+class Conflict(TypedDict):
+    """Another document the model was given states a figure of the answer differently."""
+
+    sentence: str  # the answer's claim
+    cited: str  # the source that supports it ("S1")
+    source: str  # the other document's source ("S3"), which the answer's last paragraph cites
+    says: str  # that source's sentence
+
+
 class SourcesCheck(TypedDict):
     """Whether the answer's claims are supported by the passages it was given, and what was repaired."""
 
@@ -89,6 +98,8 @@ class SourcesCheck(TypedDict):
     unstated: NotRequired[list[str]]  # with "unstated_premise": the question's words the passages lack
     unanswered_parts: NotRequired[list[str]]  # a question asking two things, one answered: the others, which the
     # model judged the passages do not answer; the answer says so at its end instead of being replaced
+    conflicts: NotRequired[list[Conflict]]  # figures of the answer that another document states differently; the
+    # answer ends by quoting them (RAG_CONFLICT_NOTE)
 
 
 class AnswerableCheck(TypedDict):

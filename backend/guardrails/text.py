@@ -67,3 +67,9 @@ def numbers(text: str) -> set[str]:
     """Numbers in a text, thousands separators removed: "1,500 euros at 10:00" -> {"1500", "10:00"}."""
     text = CITATION_RE.sub(" ", text)
     return {re.sub(r",(?=\d{3}\b)", "", n).rstrip(".,:") for n in _NUMBER.findall(text)}
+
+
+def unwrapped(text: str) -> str:
+    """A passage with the line breaks inside its sentences taken out: a PDF's text breaks wherever the page's lines
+    did ("… for offices of" / "up to 400 square metres."); a line that starts in lower case goes on the one before."""
+    return re.sub(r"(?<![.!?:])\n(?=[a-z0-9(])", " ", text)

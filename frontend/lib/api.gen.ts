@@ -1493,6 +1493,20 @@ export interface components {
             group_id: string;
         };
         /**
+         * Conflict
+         * @description Another document the model was given states a figure of the answer differently.
+         */
+        Conflict: {
+            /** Cited */
+            cited: string;
+            /** Says */
+            says: string;
+            /** Sentence */
+            sentence: string;
+            /** Source */
+            source: string;
+        };
+        /**
          * ContentPart
          * @description One part of a message's content: {"type": "text", "text": ...}; other types are refused by the route.
          */
@@ -2414,6 +2428,8 @@ export interface components {
             claims?: number;
             /** Confidence */
             confidence: number;
+            /** Conflicts */
+            conflicts?: components["schemas"]["Conflict"][];
             /** Grounded */
             grounded: boolean;
             /** Issues */

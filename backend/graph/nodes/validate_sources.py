@@ -12,6 +12,8 @@ nothing was supported, `answer`:
   written by validate_answerable when RAG_ANSWERABLE_CHECK is on), unless the question asks two things and the
   supported claims answer one (parts.py): then the answer stays and ends with PART_NOT_FOUND naming the parts it
   leaves (`unanswered_parts`); a kept answer that leaves a part unanswered ends with PART_NOT_COVERED naming it;
+- a kept answer whose figure another document given to the model states differently ends by quoting that
+  document's sentence with its marker (`conflicts`, RAG_CONFLICT_NOTE, conflicts.py);
 - and, with RAG_NOT_FOUND_REPLY, an answer that does not give the kind of thing the question asks for ("how
   often" answered without a frequency: a neighbouring fact of the passage, answer_kind.py);
 - and, with RAG_NOT_FOUND_REPLY, an answer whose claims restate the question in words that no passage uses (a
@@ -40,9 +42,11 @@ from backend.graph.report import report
 from backend.graph.state import ChatState
 from backend.graph.triage import decided
 from backend.guardrails.answer_kind import asked_kind, gives_kind
+from backend.guardrails.conflicts import conflict_note, conflicts
 from backend.guardrails.grounding import (
     Embed,
     GroundingResult,
+    SentenceSupport,
     answer_spans,
     check_grounding,
     claim_kind,
@@ -60,6 +64,7 @@ from backend.guardrails.repair import (
     repair,
     strip_markup,
 )
+from backend.guardrails.text import unwrapped
 
 NODE = "validate_sources"
 PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
@@ -89,12 +94,6 @@ def asked_again(state: ChatState) -> bool:
     followup = state.get("followup") or {}
     last = index[-1].get("answer", "") if index else ""
     return followup.get("kind") == "clarification" and last.startswith(NOT_FOUND_OPENING)
-
-
-def unwrapped(text: str) -> str:
-    """A passage with the line breaks inside its sentences taken out: a PDF's text breaks wherever the page's lines
-    did ("… for offices of" / "up to 400 square metres."); a line that starts in lower case goes on the one before."""
-    return re.sub(r"(?<![.!?:])\n(?=[a-z0-9(])", " ", text)
 
 
 def nearest_sentences(question: str, passages: list[Source], embed: Embed) -> list[tuple[str, str | None, str]]:
@@ -214,9 +213,22 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         # mark must cover the name
         check["unsupported_sentences"] = fixed.unsupported
         final = fixed.text
+    final = _with_notes(final, check, note, result.claims, docs, settings.conflict_note)
+    return _out(runtime, check, final if final != original else None, _detail(result, fixed))
+
+
+def _with_notes(
+    final: str, check: SourcesCheck, note: str, claims: list[SentenceSupport], docs: list[Source], conflict: bool
+) -> str:
+    """A kept answer with its closing paragraphs: the parts of the question it leaves (`note`), then the figures
+    that another document given to the model states differently (conflicts.py, RAG_CONFLICT_NOTE)."""
     if rest := check.get("unanswered_parts"):
         final = f"{final}\n\n{note}{' '.join(f'“{part}”' for part in rest)}"
-    return _out(runtime, check, final if final != original else None, _detail(result, fixed))
+    names = {d["id"]: d["document"] for d in docs}
+    if conflict and (found := conflicts(claims, {d["id"]: d["text"] for d in docs}, names, final)):
+        check["conflicts"] = found
+        final = f"{final}\n\n{conflict_note(found, names)}"
+    return final
 
 
 NO_PASSAGE_LEAD = "No document in the knowledge base matched this question, so this answer does not come from them."
