@@ -117,6 +117,16 @@ function validationBadges(validation: Validation): Badge[] {
         : "some sentences are not supported by the sources",
     });
   }
+  const conflicts = sources?.conflicts ?? [];
+  if (conflicts.length > 0) {
+    out.push({
+      label: "documents differ",
+      tone: "warn",
+      title: `Another document given to the model states a figure of this answer differently (${conflicts
+        .map((c) => c.source)
+        .join(", ")}): the answer's last paragraph quotes it.`,
+    });
+  }
   // of the answer shown: the server says false when the checks replaced the cut answer by a whole reply
   if (validation.length?.cut) {
     out.push({
