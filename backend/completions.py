@@ -49,6 +49,7 @@ from backend.contract.openai import (
     Usage,
 )
 from backend.contract.types import PublicSource
+from backend.guardrails.text import split_notes
 from backend.rag.chunking import estimate_tokens
 
 DONE_LINE = "[DONE]"
@@ -271,12 +272,13 @@ class TurnWriter:
             return ""
         check, answer = (self.done.validation or {}).get("sources") or {}, self.done.answer
         original = check.get("original_text") or ""
-        if notes := bool(check.get("unanswered_parts")) + bool(check.get("conflicts")):  # the answer stands; its
-            return "\n\n" + "\n\n".join(answer.split("\n\n")[-notes:])  # last paragraphs are the checks' notes
+        guard = blocked(self.done)
+        notes = split_notes(answer)[1]
+        if notes and (guard is None or guard.stage != "output"):  # the answer stands; its last paragraphs are the
+            return "\n\n" + "\n\n".join(notes)  # checks' notes
         if check.get("not_found") == "no_passages" and original and answer.endswith(original):
             text = answer[: -len(original)].strip()  # the lead alone: the answer itself was sent
         else:
-            guard = blocked(self.done)
             not_found = check.get("not_found") == "replaced" or (check.get("not_found") == "no_passages" and original)
             if not not_found and (guard is None or guard.stage != "output"):
                 return ""

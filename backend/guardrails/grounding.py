@@ -16,14 +16,14 @@ import numpy as np
 
 from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, group_ids
 from backend.contract.text import content_words, named_documents, stem, word_set
-from backend.guardrails.text import citations, numbers, split_code, split_sentences
+from backend.guardrails.text import citations, is_check_note, numbers, split_code, split_sentences
 
 GROUNDING_MIN_SUPPORT = 0.5
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
 _CODE = re.compile(
     r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b|\b[A-Z]+\d+[A-Z]*\b"
 )
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<!-)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b(?!-)")
+NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<!-)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b(?!-)")
 # Says the documents do not hold the answer. The phrases in NOT_FOUND_RE say so whatever their subject; those in
 # NOT_FOUND_WEAK_RE count only when said of the documents ("the documents do not cover it"): of anything else they
 # state a fact ("The warranty does not cover damage caused by power surges [S1]", "Breakfast is not included"),
@@ -66,7 +66,7 @@ def facts(sentence: str) -> set[str]:
     """Numbers, codes (Zephyr-9, R-410A, E7) and names (not sentence-initial) a passage must contain verbatim; a
     list item's number is not one ("6. Write the date in the log." restates the document's step 5)."""
     sentence = _LIST_MARK.sub(" ", CITATION_RE.sub(" ", sentence))
-    return _numbers_and_codes(sentence) | {m.group(0).lower() for m in _NAME.finditer(sentence.strip())}
+    return _numbers_and_codes(sentence) | {m.group(0).lower() for m in NAME.finditer(sentence.strip())}
 
 
 def has_fact(passage_lower: str, passage_numbers: set[str], fact: str) -> bool:
@@ -230,6 +230,8 @@ def about_the_answer(sentence: str, words: set[str]) -> bool:
 def claim_kind(sentence: str) -> tuple[bool, bool]:
     """(is a claim, says nothing was found): a not-found statement is never a claim, nor a sentence that only says
     the reply is right or sourced."""
+    if is_check_note(sentence):  # the checks' own words ("Another document gives a different figure."), which a
+        return False, False  # model may repeat from the history
     not_found = says_not_found(sentence)
     words, found = content_words(sentence), facts(sentence)
     stated = len(words) >= 3 or bool(found)  # "F7 [S1]." states a code

@@ -73,3 +73,26 @@ def unwrapped(text: str) -> str:
     """A passage with the line breaks inside its sentences taken out: a PDF's text breaks wherever the page's lines
     did ("… for offices of" / "up to 400 square metres."); a line that starts in lower case goes on the one before."""
     return re.sub(r"(?<![.!?:])\n(?=[a-z0-9(])", " ", text)
+
+
+# The paragraphs the checks may end a kept answer with (validate_sources): the parts of the question it leaves, and
+# another document's different figure (conflicts.py). They are the checks' words, not claims of the answer.
+PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
+PART_NOT_COVERED = "This answer does not cover the rest of the question: "
+CONFLICT_NOTE = "Another document gives a different figure. "
+CHECK_NOTES = (PART_NOT_FOUND, PART_NOT_COVERED, CONFLICT_NOTE)
+
+
+def is_check_note(text: str) -> bool:
+    """Whether a paragraph or sentence is (the start of) one of the checks' notes."""
+    text = text.strip()
+    return any(text.startswith(note.strip()) for note in CHECK_NOTES)
+
+
+def split_notes(answer: str) -> tuple[str, list[str]]:
+    """The answer without the checks' closing notes, and the notes (paragraphs), in order."""
+    paragraphs = answer.split("\n\n")
+    at = len(paragraphs)
+    while at > 1 and is_check_note(paragraphs[at - 1]):
+        at -= 1
+    return "\n\n".join(paragraphs[:at]), paragraphs[at:]

@@ -28,8 +28,15 @@ def asks_answered(text: str) -> bool:
     return bool(_ANSWERED_RE.search(text))
 
 
-_ENTRY_RE = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
+_ENTRY_RE = re.compile(r"^\[(S\d+)\] ([^\n]*)\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
 _WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def prompt_entries(prompt: str) -> list[tuple[str, str, str]]:
+    """The passages of a prompt's <knowledge_base> blocks (prompts.KNOWLEDGE_BASE): (id, header line, text), as
+    ("S1", "travel-policy.pdf, page 1", "Travel Policy …")."""
+    bodies = [part.split("</knowledge_base>", 1)[0] for part in prompt.split("<knowledge_base>")[1:]]
+    return [entry for body in bodies for entry in _ENTRY_RE.findall(body)]
 
 
 def _words(text: str) -> set[str]:
@@ -76,9 +83,8 @@ def scripted_reply(messages: list[BaseMessage]) -> str:
         return "Earlier we discussed: " + "; ".join(asked) + "."
     if "<knowledge_base>" in last or "sources given earlier in this conversation" in last:
         shown = last if "<knowledge_base>" in last else "\n".join(m.text for m in messages[:-1])
-        bodies = [part.split("</knowledge_base>", 1)[0] for part in shown.split("<knowledge_base>")[1:]]
         question = last.rsplit("Question:", 1)[-1]
-        entries = [e for body in bodies for e in _ENTRY_RE.findall(body)]
+        entries = [(sid, body) for sid, _, body in prompt_entries(shown)]
         after, twice = CITE_AFTER_TRIGGER in question, TWO_SENTENCES_TRIGGER in question
         question = question.replace(CITE_AFTER_TRIGGER, "").replace(TWO_SENTENCES_TRIGGER, "")
         if twice and entries:  # the first passage's two sentences closest to the question, each citing it

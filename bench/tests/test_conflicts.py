@@ -12,7 +12,9 @@ def test_the_scan_flags_the_disagreeing_rate_and_nothing_in_the_sample_documents
     extra.mkdir()
     (extra / "expense-rules.txt").write_text(RULES)
     assert conflicts.main(["--docs", str(extra), "--json", str(tmp_path / "out.json")]) == 0
-    corpora = json.loads((tmp_path / "out.json").read_text())["corpora"]
+    out = json.loads((tmp_path / "out.json").read_text())
+    corpora, halves = out["corpora"], out["cases"]
+    assert sum(h["true"] + h["false"] for h in halves.values()) == 80 and set(halves) == {"tune", "report"}
     assert corpora["sample documents"]["flagged"] == []
     assert corpora["SQuAD 2.0 paragraphs"]["flagged"] == []
     pairs = {(a, b) for a, _, b, _ in corpora["sample documents + uploads"]["flagged"]}

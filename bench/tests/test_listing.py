@@ -7,6 +7,7 @@ def test_every_benchmark_module_is_listed_with_its_docstring_and_helpers_are_not
         "answers",
         "auth",
         "clients",
+        "conflicts",
         "dialogues",
         "faults",
         "guardrails",

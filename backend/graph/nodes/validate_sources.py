@@ -64,11 +64,9 @@ from backend.guardrails.repair import (
     repair,
     strip_markup,
 )
-from backend.guardrails.text import unwrapped
+from backend.guardrails.text import PART_NOT_COVERED, PART_NOT_FOUND, unwrapped
 
 NODE = "validate_sources"
-PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
-PART_NOT_COVERED = "This answer does not cover the rest of the question: "
 CLOSEST = 2  # passages named in the not-found reply
 HEADING_LINE_WORDS = 3  # a passage's line of this many words or fewer is a heading, not a sentence to quote
 NOT_FOUND_DETAIL = {
@@ -213,19 +211,30 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         # mark must cover the name
         check["unsupported_sentences"] = fixed.unsupported
         final = fixed.text
-    final = _with_notes(final, check, note, result.claims, docs, settings.conflict_note)
+    final = await _with_notes(final, check, note, result.claims, docs, asked(state), runtime)
     return _out(runtime, check, final if final != original else None, _detail(result, fixed))
 
 
-def _with_notes(
-    final: str, check: SourcesCheck, note: str, claims: list[SentenceSupport], docs: list[Source], conflict: bool
+async def _with_notes(
+    final: str,
+    check: SourcesCheck,
+    note: str,
+    claims: list[SentenceSupport],
+    docs: list[Source],
+    question: str,
+    runtime: Runtime[GraphDeps],
 ) -> str:
     """A kept answer with its closing paragraphs: the parts of the question it leaves (`note`), then the figures
     that another document given to the model states differently (conflicts.py, RAG_CONFLICT_NOTE)."""
+    body = final
     if rest := check.get("unanswered_parts"):
         final = f"{final}\n\n{note}{' '.join(f'“{part}”' for part in rest)}"
-    names = {d["id"]: d["document"] for d in docs}
-    if conflict and (found := conflicts(claims, {d["id"]: d["text"] for d in docs}, names, final)):
+    if not runtime.context.settings.conflict_note:
+        return final
+    names, texts = {d["id"]: d["document"] for d in docs}, {d["id"]: d["text"] for d in docs}
+    # off the event loop: comparing the wording embeds the sentences (MiniLM)
+    found = await asyncio.to_thread(conflicts, claims, texts, names, body, runtime.context.embed, question)
+    if found:
         check["conflicts"] = found
         final = f"{final}\n\n{conflict_note(found, names)}"
     return final

@@ -7,10 +7,9 @@ import re
 
 from langchain_core.messages import BaseMessage
 
-from backend.llm.fake import ScriptedChatModel, asks_answered
+from backend.llm.fake import ScriptedChatModel, asks_answered, prompt_entries
 from bench.lib.sse import parse_sse
 
-ENTRY = re.compile(r"^\[(S\d+)\] ([^\n]*)\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
 EXPENSE_RULES = (
     b"Expense Rules for Field Technicians\n\n"
     b"Mileage is reimbursed at 0.42 euros per kilometre when a technician uses a private car.\n\n"
@@ -20,7 +19,7 @@ NOTE = (
     "Another document gives a different figure. expense-rules.txt says: “Mileage is reimbursed at 0.42 euros per "
     "kilometre when a technician uses a private car.”"
 )
-QUESTION = "What is the mileage rate when I use my private car for a business trip?"
+QUESTION = "What is the mileage rate when I use my private car?"  # the tester's
 
 
 class CitesTheTravelPolicy(ScriptedChatModel):
@@ -29,7 +28,7 @@ class CitesTheTravelPolicy(ScriptedChatModel):
     def reply(self, messages: list[BaseMessage]) -> str:
         if asks_answered(messages[-1].text):
             return "Yes"
-        entries = ENTRY.findall(messages[-1].text)
+        entries = prompt_entries(messages[-1].text)
         policy = next(sid for sid, name, text in entries if "0.30 euros" in text and name.startswith("travel"))
         return f"Private cars used for business trips are reimbursed at 0.30 euros per kilometre [{policy}]."
 
@@ -40,7 +39,7 @@ class GivesBoth(ScriptedChatModel):
     def reply(self, messages: list[BaseMessage]) -> str:
         if asks_answered(messages[-1].text):
             return "Yes"
-        entries = ENTRY.findall(messages[-1].text)
+        entries = prompt_entries(messages[-1].text)
         policy = next(sid for sid, name, text in entries if "0.30 euros" in text and name.startswith("travel"))
         rules = next(sid for sid, name, _ in entries if name.startswith("expense-rules"))
         return (
@@ -54,6 +53,14 @@ async def ask(client, thread_id: str) -> list[tuple[str, dict]]:
     events = parse_sse(await client.post("/api/chat/stream", json=body))
     assert events[-1][0] == "done", events[-1]
     return events
+
+
+async def v1_stream(client) -> str:
+    """The content a streaming /v1 client shows for QUESTION."""
+    body = {"model": "ragline", "stream": True, "messages": [{"role": "user", "content": QUESTION}]}
+    response = await client.post("/v1/chat/completions", json=body)
+    chunks = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: {")]
+    return "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c.get("choices"))
 
 
 async def test_an_answer_whose_figure_another_document_states_differently_ends_by_quoting_it(app, client):
@@ -98,10 +105,24 @@ async def test_without_the_setting_the_answer_gets_no_note(app, client):
 async def test_a_v1_stream_ends_with_the_note_on_the_other_documents_figure(app, client):
     await asyncio.to_thread(app.state.services.knowledge.ingestor.ingest, "expense-rules.txt", EXPENSE_RULES)
     app.state.services.deps.chat_model = CitesTheTravelPolicy()
-    body = {"model": "ragline", "stream": True, "messages": [{"role": "user", "content": QUESTION}]}
-    response = await client.post("/v1/chat/completions", json=body)
-    chunks = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: {")]
-    content = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c.get("choices"))
+    content = await v1_stream(client)
     assert content.startswith("Private cars used for business trips are reimbursed at 0.30 euros per kilometre")
     assert re.search(rf"\n\n{re.escape(NOTE)} \[S\d+\]$", content), content[-300:]
     assert "Correction" not in content
+
+
+class CitesThePolicyWithALink(CitesTheTravelPolicy):
+    """The same answer with a link no passage holds, which the output guardrail removes."""
+
+    def reply(self, messages: list[BaseMessage]) -> str:
+        text = super().reply(messages)
+        return text if text == "Yes" else f"{text} Claim it at https://expenses.invalid/claim now."
+
+
+async def test_a_v1_stream_whose_answer_the_output_guardrail_changed_gets_the_correction_not_only_the_note(app, client):
+    await asyncio.to_thread(app.state.services.knowledge.ingestor.ingest, "expense-rules.txt", EXPENSE_RULES)
+    app.state.services.deps.chat_model = CitesThePolicyWithALink()
+    content = await v1_stream(client)
+    correction = content.split("\n\n---\n", 1)[1]
+    assert correction.startswith("**Correction:** Private cars used for business trips are reimbursed at 0.30")
+    assert "https://expenses.invalid" not in correction and NOTE in correction

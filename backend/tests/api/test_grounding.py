@@ -12,10 +12,15 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from backend.graph.nodes.validate_sources import NO_PASSAGE_REPLY
-from backend.llm.fake import NOT_ANSWERED_TRIGGER, ScriptedChatModel, asks_answered
+from backend.llm.fake import NOT_ANSWERED_TRIGGER, ScriptedChatModel, asks_answered, prompt_entries
 from bench.lib.sse import parse_sse
 
-ENTRY = re.compile(r"^\[(S\d+)\] [^\n]*\n(.*?)(?=^\[S\d+\] |\Z)", re.MULTILINE | re.DOTALL)
+
+def passages_of(prompt: str) -> list[tuple[str, str]]:
+    """(id, text) of each passage of the prompt's knowledge base."""
+    return [(sid, text) for sid, _, text in prompt_entries(prompt)]
+
+
 QUESTION = "@employee-handbook can I carry unused leave days over to next year?"
 
 
@@ -23,7 +28,7 @@ class WrongCitations(ScriptedChatModel):
     """Fake model that cites the carry-over rule to a passage without it, and invents a number."""
 
     def reply(self, messages: list[BaseMessage]) -> str:
-        entries = ENTRY.findall(messages[-1].text)
+        entries = passages_of(messages[-1].text)
         right = next(sid for sid, text in entries if "carried over" in text)
         wrong = next((sid for sid, _ in entries if sid != right), "S9")
         return (
@@ -39,7 +44,7 @@ class OpensWithItsSourceAsSubject(ScriptedChatModel):
     def reply(self, messages: list[BaseMessage]) -> str:
         if asks_answered(messages[-1].text):
             return "Yes"
-        entries = ENTRY.findall(messages[-1].text)
+        entries = passages_of(messages[-1].text)
         right = next(sid for sid, text in entries if "carried over" in text)
         return (
             f"Up to 5 unused days may be carried over into the first quarter of the next year [{right}]. "
@@ -54,7 +59,7 @@ class CitesTwice(ScriptedChatModel):
     def reply(self, messages: list[BaseMessage]) -> str:
         if asks_answered(messages[-1].text):
             return "Yes"
-        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "carried over" in text)
+        right = next(sid for sid, text in passages_of(messages[-1].text) if "carried over" in text)
         return f"Up to 5 unused days may be carried over into the first quarter of the next year [{right}]. [{right}]"
 
 
@@ -65,7 +70,7 @@ class AnswersOnePart(ScriptedChatModel):
     def reply(self, messages: list[BaseMessage]) -> str:
         if asks_answered(messages[-1].text):
             return "No"
-        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "notice period" in text)
+        right = next(sid for sid, text in passages_of(messages[-1].text) if "notice period" in text)
         return f"The notice period for permanent employees is 2 months, given in writing to the line manager [{right}]."
 
 
@@ -75,7 +80,7 @@ class AnswersTheLength(ScriptedChatModel):
     def reply(self, messages: list[BaseMessage]) -> str:
         if asks_answered(messages[-1].text):
             return "Yes"
-        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "14 characters" in text)
+        right = next(sid for sid, text in passages_of(messages[-1].text) if "14 characters" in text)
         return f"Passwords must be at least 14 characters long [{right}]."
 
 
@@ -86,7 +91,7 @@ class NamesTheSite(ScriptedChatModel):
     def reply(self, messages: list[BaseMessage]) -> str:
         if asks_answered(messages[-1].text):
             return "Yes"
-        right = next(sid for sid, text in ENTRY.findall(messages[-1].text) if "charging bays" in text)
+        right = next(sid for sid, text in passages_of(messages[-1].text) if "charging bays" in text)
         return f"Six charging bays are reserved for electric vehicles at Lindenhof [{right}]."
 
 

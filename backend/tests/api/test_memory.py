@@ -5,7 +5,7 @@ from asgi_lifespan import LifespanManager
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import BaseMessage
 
-from backend.llm.fake import _ENTRY_RE, ScriptedChatModel, asks_answered, best_sentence, scripted_reply
+from backend.llm.fake import ScriptedChatModel, asks_answered, best_sentence, prompt_entries, scripted_reply
 from backend.main import create_app
 from backend.tests.conftest import fake_settings
 from bench.lib.sse import parse_sse
@@ -89,7 +89,7 @@ class QuotesTheClosestPassage(ScriptedChatModel):
         if asks_answered(last) or "<knowledge_base>" not in last:
             return scripted_reply(messages)
         question = set(last.rsplit("Question:", 1)[-1].lower().split())
-        entries = _ENTRY_RE.findall(last.split("<knowledge_base>", 1)[1].split("</knowledge_base>", 1)[0])
+        entries = [(sid, text) for sid, _, text in prompt_entries(last)]
         sid, text = max(entries, key=lambda e: len(question & set(e[1].lower().split())))
         return f"{best_sentence(text, ' '.join(question)).rstrip('.')} [{sid}]."
 

@@ -1,4 +1,7 @@
-"""conflicts: a figure of the answer that another document's passage states differently."""
+"""conflicts: a figure of the answer that another document's passage states differently (with the offline
+MiniLM, as the product compares the wording)."""
+
+import pytest
 
 from backend.guardrails.conflicts import conflict_note, conflicts, sentence_figures
 from backend.guardrails.grounding import SentenceSupport
@@ -11,74 +14,116 @@ POLICY = (
 )
 RULES = "Mileage is reimbursed at 0.42 euros per kilometre when a technician uses a private car."
 NAMES = {"S1": "travel-policy.pdf", "S2": "expense-rules.txt", "S3": "travel-policy.pdf"}
+MILEAGE = "Private cars are reimbursed at 0.30 euros per kilometre [S1]."
 
 
-def claim(sentence: str, best: str = "S1") -> SentenceSupport:
-    return SentenceSupport(sentence, 0, len(sentence), [best], True, False, {best: 0.9}, best)
+@pytest.fixture
+def find(minilm):
+    def run(said: str, passages: dict, question: str = "", answer: str | None = None, names=NAMES, best="S1"):
+        claim = SentenceSupport(said, 0, len(said), [best], True, False, {best: 0.9}, best)
+        return conflicts([claim], passages, names, answer or said, minilm, question)
+
+    return run
 
 
-def test_another_documents_rate_for_the_same_thing_is_a_conflict_whatever_its_wording():
-    said = "Private cars are reimbursed at 0.30 euros per kilometre [S1]."
-    [found] = conflicts([claim(said)], {"S1": POLICY, "S2": RULES}, NAMES, said)
-    assert found == {"sentence": said, "cited": "S1", "source": "S2", "says": RULES}
+def test_another_documents_rate_for_the_same_thing_is_a_conflict_whatever_its_wording(find):
+    [found] = find(MILEAGE, {"S1": POLICY, "S2": RULES})
+    assert found == {"sentence": MILEAGE, "cited": "S1", "source": "S2", "says": RULES}
     assert (
         conflict_note([found], NAMES)
         == f"Another document gives a different figure. expense-rules.txt says: “{RULES}” [S2]"
     )
 
 
-def test_a_pdf_line_break_inside_the_sentence_does_not_hide_it():
-    said = "Private cars are reimbursed at 0.30 euros per kilometre [S1]."
+def test_another_document_in_other_words_and_units_is_a_conflict(find):
+    said = "Driving your private car on business is reimbursed at €0.30 per km [S1]."
+    mine = "Business travel in a private car is reimbursed at €0.30 per km. Parking and tolls can be claimed."
+    other = "Employees using their own vehicle are paid 0.35 euros per kilometre driven on company business."
+    assert find(said, {"S1": mine, "S2": other}, "What do I get paid per kilometre for my own car?")[0]["says"] == other
+
+
+def test_a_pdf_line_break_inside_the_sentence_does_not_hide_it(find):
     broken = "time. Private cars used for business trips are reimbursed at 0.30\neuros per kilometre.\nMeals while"
-    [found] = conflicts([claim(said)], {"S1": broken, "S2": RULES}, NAMES, said)
-    assert found["says"] == RULES
+    assert find(MILEAGE, {"S1": broken, "S2": RULES})[0]["says"] == RULES
 
 
-def test_the_same_figure_in_another_document_is_no_conflict():
-    said = "Private cars are reimbursed at 0.30 euros per kilometre [S1]."
+def test_the_same_figure_in_another_document_is_no_conflict(find):
     same = "Mileage is reimbursed at 0.30 euros per kilometre when a technician uses a private car."
-    assert conflicts([claim(said)], {"S1": POLICY, "S2": same}, NAMES, said) == []
+    assert find(MILEAGE, {"S1": POLICY, "S2": same}) == []
 
 
-def test_one_documents_own_passages_are_not_compared():
-    said = "Private cars are reimbursed at 0.30 euros per kilometre [S1]."
-    assert conflicts([claim(said)], {"S1": POLICY, "S3": RULES}, NAMES, said) == []
+def test_one_documents_own_passages_are_not_compared(find):
+    assert find(MILEAGE, {"S1": POLICY, "S3": RULES}) == []
 
 
-def test_an_answer_that_states_the_other_figure_too_gets_no_conflict():
-    said = "Private cars are reimbursed at 0.30 euros per kilometre [S1]."
-    answer = f"{said} Technicians get 0.42 euros per kilometre [S2]."
-    assert conflicts([claim(said)], {"S1": POLICY, "S2": RULES}, NAMES, answer) == []
+def test_an_answer_that_states_the_other_figure_too_gets_no_conflict(find):
+    answer = f"{MILEAGE} Technicians get 0.42 euros per kilometre [S2]."
+    assert find(MILEAGE, {"S1": POLICY, "S2": RULES}, answer=answer) == []
 
 
-def test_another_figure_in_other_words_around_it_is_no_conflict():
-    # both sentences are about what a line manager approves and count working days; the figures are not the same
-    # thing (the case that set MIN_AROUND)
-    said = "Remote work from abroad is allowed for at most 20 working days per calendar year [S1]."
-    handbook = (
-        "Remote work from abroad is allowed for at most 20 working days per calendar year and must be approved by "
-        "the line manager in advance."
-    )
-    policy = "2. Your line manager approves or rejects the request within 3 working days."
-    assert conflicts([claim(said)], {"S1": handbook, "S2": policy}, NAMES, said) == []
+def test_a_figure_the_answer_states_with_another_unit_still_disagrees(find):
+    answer = f"{MILEAGE} The scheme started 0.42 years ago."
+    assert [c["source"] for c in find(MILEAGE, {"S1": POLICY, "S2": RULES}, answer=answer)] == ["S2"]
 
 
-def test_a_short_days_limit_is_not_taken_for_the_daily_limit():
+def test_a_sentence_about_something_else_is_no_conflict(find):
     said = "Meals while travelling are reimbursed up to 45 euros per day [S1]."
-    other = "For a travel day shorter than 8 hours the limit is 20 euros."
-    assert conflicts([claim(said)], {"S1": POLICY, "S2": other}, NAMES, said) == []
+    other = "The annual parking permit costs 300 euros per year and is paid by the employee."
+    assert find(said, {"S1": POLICY, "S2": other}) == []
 
 
-def test_an_unsupported_claim_and_a_claim_without_a_number_are_not_compared():
-    said = "Private cars are reimbursed at 0.30 euros per kilometre."
-    unsupported = SentenceSupport(said, 0, len(said), [], True, False, {}, None)
-    words = "Private cars are reimbursed per kilometre [S1]."
-    assert conflicts([unsupported, claim(words)], {"S1": POLICY, "S2": RULES}, NAMES, said + words) == []
+def test_a_figure_for_another_place_or_code_the_question_names_is_no_conflict(find):
+    said = "The daily allowance in France is €40 [S1]."
+    assert find(said, {"S1": "In France the daily allowance is €40.", "S2": "In Belgium the daily allowance is €45."},
+                "What is the daily allowance in France?") == []  # fmt: skip
+    said = "The Zephyr-9 must be serviced every 12 months [S1]."
+    other = "Zephyr-7 units must be serviced every 6 months."
+    assert find(said, {"S1": "Zephyr-9 units must be serviced every 12 months.", "S2": other}) == []
+    said = "Revenue grew by 12% in 2024 [S1]."
+    assert find(said, {"S1": "Group revenue grew by 12% in 2024.", "S2": "Group revenue grew by 8% in 2025."}) == []
 
 
-def test_figures_have_a_unit_that_is_no_stop_word_and_numbers_read_as_numbers():
-    figures = sentence_figures("Between 30 to 45 days, 1,500 euros and 10 % of it.")
-    assert [(f.value, f.unit) for f in figures] == [("45", "day"), ("1500", "euro"), ("10", "%")]
-    said = "A permit costs 1,500 euros per year [S1]."
-    other = "A parking permit costs 1500 euros per year."
-    assert conflicts([claim(said)], {"S1": said, "S2": other}, NAMES, said) == []
+def test_one_value_written_two_ways_is_no_conflict(find):
+    for mine, other in [
+        ("Cars are reimbursed at 0.3 euros per kilometre.", "Cars are reimbursed at 0.30 euros per kilometre."),
+        ("Cars are reimbursed at 0.30 euros per kilometre.", "Cars are reimbursed at 0,30 euros per kilometre."),
+        ("Meals are reimbursed up to 45.00 euros per day.", "Meals are reimbursed up to 45 euros per day."),
+        ("The training budget is 1,500 euros per employee.", "The training budget is 1 500 euros per employee."),
+        ("On Fridays, lessons end at 14:30.", "On Fridays, lessons end at 2:30 pm."),
+    ]:  # fmt: skip
+        assert find(f"{mine[:-1]} [S1].", {"S1": mine, "S2": other}) == [], mine
+    figures = sentence_figures("opens at 07:00, 1 500 euros, 0,30 EUR, €12, 9 am, 2:30 pm, 30 to 45 days")
+    assert [(f.value, f.unit) for f in figures] == [
+        ("7:00", "time"), ("1500", "euro"), ("0.3", "euro"), ("12", "euro"), ("9:00", "time"), ("14:30", "time"),
+        ("45", "day"),
+    ]  # fmt: skip
+
+
+def test_a_figure_per_another_thing_is_no_conflict(find):
+    said = "Field technicians get 0.42 euros per kilometre [S2]."
+    meals = "Meals while travelling are reimbursed up to 45 euros per day. A short day's limit is 20 euros a day."
+    assert find(said, {"S2": RULES, "S1": meals}, best="S2") == []
+    said = "A parking permit costs 18 euros per month [S1]."
+    yearly = "A parking permit costs 180 euros per year, paid in January."
+    assert find(said, {"S1": "A parking permit costs 18 euros per month.", "S2": yearly}) == []
+    figures = sentence_figures("€180 per night, 210 EUR, 45 euros a day, €12/month, 0.30 euros per km")
+    assert [(f.value, f.unit, f.per) for f in figures] == [
+        ("180", "euro", "night"), ("210", "euro", ""), ("45", "euro", "day"), ("12", "euro", "month"),
+        ("0.3", "euro", "kilometr"),
+    ]  # fmt: skip
+
+
+def test_the_passages_sentence_must_state_the_claims_figure_with_its_unit(find):
+    said = "Helpdesk tickets are answered within 4 hours [S1]."
+    mine = "Helpdesk tickets are answered within 4 hours. Company laptops are replaced every 4 years."
+    assert find(said, {"S1": mine, "S2": "Company laptops are replaced every 3 years."}) == []
+
+
+def test_a_document_is_quoted_once_though_two_of_its_passages_disagree(find):
+    names = {**NAMES, "S4": "expense-rules.txt"}
+    assert [c["source"] for c in find(MILEAGE, {"S1": POLICY, "S2": RULES, "S4": RULES}, names=names)] == ["S2"]
+
+
+def test_claims_or_sources_missing_from_the_mappings_are_left_out(find):
+    assert find(MILEAGE, {"S1": POLICY, "S2": RULES}, best="S7") == []
+    assert find(MILEAGE, {"S1": POLICY, "S2": RULES}, names={"S1": "travel-policy.pdf"}) == []

@@ -215,3 +215,9 @@ def test_a_name_from_the_opening_of_the_passages_document_is_support_but_not_a_n
     assert check_grounding(claim, bays, openings=opening).claims[0].best == "S1"
     dated = "Since 2019, six charging bays are reserved for electric vehicles [S1]."
     assert check_grounding(dated, bays, openings=opening).claims[0].missing_facts == ["2019"]
+
+
+def test_the_checks_own_notes_are_not_claims_when_a_model_repeats_them() -> None:
+    assert claim_kind("Another document gives a different figure.") == (False, False)
+    assert claim_kind("This answer does not cover the rest of the question: “how often?”") == (False, False)
+    assert claim_kind("Another document gives the price of the Zephyr-9 as 240 euros.")[0] is True

@@ -239,3 +239,10 @@ def test_the_sentence_quoted_from_a_pdf_passage_is_whole_not_cut_at_its_line_bre
     assert sentence == "The Zephyr-9 is a ventilation unit for offices of up to 400 square metres."
     [(_, _, sentence)] = nearest_sentences("Zephyr-9 quick start: how is it serviced?", [passage], words_embed)
     assert sentence == "It is serviced yearly by an engineer."  # the title shares more words, but is no sentence
+
+
+async def test_validate_tone_reads_the_answer_without_the_checks_notes():
+    note = "Another document gives a different figure. rules.txt says: “Mileage is 0.42 euros per kilometre.” [S2]"
+    answer = f"Mileage is 0.30 euros per kilometre [S1]. Would you like more details?\n\n{note}"
+    out = await run(validate_tone, {**fresh("What is the mileage rate?"), "answer": answer}, runtime())
+    assert out["answer"] == f"Mileage is 0.30 euros per kilometre [S1].\n\n{note}"
