@@ -273,9 +273,9 @@ class TurnWriter:
         check, answer = (self.done.validation or {}).get("sources") or {}, self.done.answer
         original = check.get("original_text") or ""
         guard = blocked(self.done)
-        notes = split_notes(answer)[1]
-        if notes and (guard is None or guard.stage != "output"):  # the answer stands; its last paragraphs are the
-            return "\n\n" + "\n\n".join(notes)  # checks' notes
+        added = bool(check.get("unanswered_parts")) + bool(check.get("conflicts"))  # paragraphs the checks added
+        if added and (guard is None or guard.stage != "output"):  # the answer stands; its last paragraphs are the
+            return "\n\n" + "\n\n".join(split_notes(answer, added)[1])  # checks' notes
         if check.get("not_found") == "no_passages" and original and answer.endswith(original):
             text = answer[: -len(original)].strip()  # the lead alone: the answer itself was sent
         else:

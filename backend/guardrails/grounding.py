@@ -230,7 +230,7 @@ def about_the_answer(sentence: str, words: set[str]) -> bool:
 def claim_kind(sentence: str) -> tuple[bool, bool]:
     """(is a claim, says nothing was found): a not-found statement is never a claim, nor a sentence that only says
     the reply is right or sourced."""
-    if is_check_note(sentence):  # the checks' own words ("Another document gives a different figure."), which a
+    if is_check_note(sentence):  # the checks' own words ("Another document gives a different figure for …"), which a
         return False, False  # model may repeat from the history
     not_found = says_not_found(sentence)
     words, found = content_words(sentence), facts(sentence)

@@ -79,20 +79,41 @@ def unwrapped(text: str) -> str:
 # another document's different figure (conflicts.py). They are the checks' words, not claims of the answer.
 PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
 PART_NOT_COVERED = "This answer does not cover the rest of the question: "
-CONFLICT_NOTE = "Another document gives a different figure. "
+CONFLICT_NOTE = "Another document gives a different figure for something similar; check which applies. "
 CHECK_NOTES = (PART_NOT_FOUND, PART_NOT_COVERED, CONFLICT_NOTE)
 
 
+# what follows a note's lead: the parts of the question, quoted; or each other document's sentence, quoted with
+# its marker
+_PARTS_QUOTED = re.compile(r"(?:\s*“[^”]*”)+\s*")
+_SAYS_QUOTED = re.compile(r"(?:\s*[^“”]+? says: “[^”]*” \[S\d+\])+\s*")
+
+
 def is_check_note(text: str) -> bool:
-    """Whether a paragraph or sentence is (the start of) one of the checks' notes."""
+    """Whether a paragraph or sentence is one of the checks' notes as they write it: a lead and what they quote
+    (the conflict note's lead alone is a sentence of it); not a sentence that only opens like one ("This answer
+    does not cover the rest of the question: Paris has 2 million people.", review)."""
     text = text.strip()
-    return any(text.startswith(note.strip()) for note in CHECK_NOTES)
+    if text.startswith(CONFLICT_NOTE.strip()):
+        rest = text[len(CONFLICT_NOTE.strip()) :]
+        return not rest.strip() or bool(_SAYS_QUOTED.fullmatch(rest))
+    return any(text.startswith(lead) and _PARTS_QUOTED.fullmatch(text[len(lead) :]) for lead in CHECK_NOTES[:2])
 
 
-def split_notes(answer: str) -> tuple[str, list[str]]:
-    """The answer without the checks' closing notes, and the notes (paragraphs), in order."""
-    paragraphs = answer.split("\n\n")
+def split_notes(answer: str, count: int | None = None) -> tuple[str, list[str]]:
+    """The answer without the checks' closing notes, and the notes (paragraphs), in order; with `count`, that many
+    last paragraphs are the notes (those the checks say they added)."""
+    paragraphs = answer.rstrip().split("\n\n")
     at = len(paragraphs)
-    while at > 1 and is_check_note(paragraphs[at - 1]):
+    if count is not None:
+        at = max(1, at - count)
+    while count is None and at > 1 and is_check_note(paragraphs[at - 1]):
         at -= 1
     return "\n\n".join(paragraphs[:at]), paragraphs[at:]
+
+
+def closed_fence(text: str) -> str:
+    """The text with a code fence it leaves open closed, so a paragraph added after it is prose (an answer cut at the
+    length limit inside a code block; review)."""
+    fences = _FENCE.findall(text)
+    return f"{text}\n{fences[-1]}" if len(fences) % 2 else text

@@ -1,22 +1,33 @@
-"""bench.conflicts on the sample documents and a folder with a document that disagrees with them."""
+"""bench.conflicts on a file of labelled cases and a replayed bench.answers turn."""
 
 import json
 
 from bench import conflicts
 
-RULES = "Mileage is reimbursed at 0.42 euros per kilometre when a technician uses a private car.\n"
+RULES = "Mileage is reimbursed at 0.42 euros per kilometre when a technician uses a private car."
+POLICY = "Private cars used for business trips are reimbursed at 0.30 euros per kilometre."
+CASE = {
+    "question": "What is the mileage rate when I use my private car?",
+    "answer": "Private cars are reimbursed at 0.30 euros per kilometre. [S1]",
+    "cited_document": "travel-policy.pdf",
+    "cited_passage": POLICY,
+    "other_document": "expense-rules.txt",
+}
 
 
-def test_the_scan_flags_the_disagreeing_rate_and_nothing_in_the_sample_documents(tmp_path, capsys):
-    extra = tmp_path / "uploads"
-    extra.mkdir()
-    (extra / "expense-rules.txt").write_text(RULES)
-    assert conflicts.main(["--docs", str(extra), "--json", str(tmp_path / "out.json")]) == 0
+def test_the_bench_counts_notes_on_labelled_cases_and_replayed_turns(tmp_path, capsys):
+    cases = [
+        {**CASE, "id": "rates", "label": True, "other_passage": RULES},
+        {**CASE, "id": "same-rate", "label": False, "other_passage": RULES.replace("0.42", "0.30")},
+        {**CASE, "id": "parking", "label": False, "other_passage": "Parking permits cost 18 euros per month."},
+    ]
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    prompt = f"<knowledge_base>\n[S1] travel-policy.pdf\n{POLICY}\n\n[S2] expense-rules.txt\n{RULES}\n</knowledge_base>"
+    turn = {"item": {"question": CASE["question"]}, "prompt": prompt, "final": CASE["answer"]}
+    (tmp_path / "dump.jsonl").write_text(json.dumps(turn) + "\n")
+    argv = ["--cases", str(tmp_path / "cases.json"), "--dump", str(tmp_path / "dump.jsonl")]
+    assert conflicts.main([*argv, "--json", str(tmp_path / "out.json")]) == 0
     out = json.loads((tmp_path / "out.json").read_text())
-    corpora, halves = out["corpora"], out["cases"]
-    assert sum(h["true"] + h["false"] for h in halves.values()) == 80 and set(halves) == {"tune", "report"}
-    assert corpora["sample documents"]["flagged"] == []
-    assert corpora["SQuAD 2.0 paragraphs"]["flagged"] == []
-    pairs = {(a, b) for a, _, b, _ in corpora["sample documents + uploads"]["flagged"]}
-    assert pairs == {("travel-policy.pdf", "expense-rules.txt"), ("expense-rules.txt", "travel-policy.pdf")}
-    assert "0.42 euros per kilometre" in capsys.readouterr().out
+    assert out["cases"]["cases.json"] == {"true": 1, "false": 2, "noted_true": ["rates"], "noted_false": []}
+    assert out["dumps"][str(tmp_path / "dump.jsonl")] == {"turns": 1, "fired": [CASE["question"]]}
+    assert "1 of 1" in capsys.readouterr().out

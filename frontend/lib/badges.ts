@@ -120,11 +120,11 @@ function validationBadges(validation: Validation): Badge[] {
   const conflicts = sources?.conflicts ?? [];
   if (conflicts.length > 0) {
     out.push({
-      label: "documents differ",
+      label: "different figure elsewhere",
       tone: "warn",
-      title: `Another document given to the model states a figure of this answer differently (${conflicts
+      title: `Another document given to the model gives a different figure for something similar (${conflicts
         .map((c) => c.source)
-        .join(", ")}): the answer's last paragraph quotes it.`,
+        .join(", ")}): the answer's last paragraph quotes it; check which applies.`,
     });
   }
   // of the answer shown: the server says false when the checks replaced the cut answer by a whole reply

@@ -30,6 +30,7 @@ The spans of unsupported claims in the final answer are added by the memory node
 """
 
 import asyncio
+import logging
 import re
 
 import numpy as np
@@ -64,9 +65,10 @@ from backend.guardrails.repair import (
     repair,
     strip_markup,
 )
-from backend.guardrails.text import PART_NOT_COVERED, PART_NOT_FOUND, unwrapped
+from backend.guardrails.text import PART_NOT_COVERED, PART_NOT_FOUND, closed_fence, unwrapped
 
 NODE = "validate_sources"
+log = logging.getLogger(__name__)
 CLOSEST = 2  # passages named in the not-found reply
 HEADING_LINE_WORDS = 3  # a passage's line of this many words or fewer is a heading, not a sentence to quote
 NOT_FOUND_DETAIL = {
@@ -228,15 +230,18 @@ async def _with_notes(
     that another document given to the model states differently (conflicts.py, RAG_CONFLICT_NOTE)."""
     body = final
     if rest := check.get("unanswered_parts"):
-        final = f"{final}\n\n{note}{' '.join(f'“{part}”' for part in rest)}"
+        final = f"{closed_fence(final)}\n\n{note}{' '.join(f'“{part}”' for part in rest)}"
     if not runtime.context.settings.conflict_note:
         return final
     names, texts = {d["id"]: d["document"] for d in docs}, {d["id"]: d["text"] for d in docs}
-    # off the event loop: comparing the wording embeds the sentences (MiniLM)
-    found = await asyncio.to_thread(conflicts, claims, texts, names, body, runtime.context.embed, question)
+    try:  # off the event loop: comparing the wording embeds the sentences (MiniLM)
+        found = await asyncio.to_thread(conflicts, claims, texts, names, body, runtime.context.embed, question)
+    except Exception as exc:  # a note that fails must not fail the turn
+        log.warning("conflict check failed: %s", exc)
+        found = []
     if found:
         check["conflicts"] = found
-        final = f"{final}\n\n{conflict_note(found, names)}"
+        final = f"{closed_fence(final)}\n\n{conflict_note(found, names)}"
     return final
 
 

@@ -7,6 +7,7 @@ import re
 
 from langchain_core.messages import BaseMessage
 
+from backend.guardrails.text import CONFLICT_NOTE
 from backend.llm.fake import ScriptedChatModel, asks_answered, prompt_entries
 from bench.lib.sse import parse_sse
 
@@ -16,7 +17,7 @@ EXPENSE_RULES = (
     b"Meals during a field visit are reimbursed up to 28 euros per day. Alcohol is never reimbursed.\n"
 )
 NOTE = (
-    "Another document gives a different figure. expense-rules.txt says: “Mileage is reimbursed at 0.42 euros per "
+    f"{CONFLICT_NOTE}expense-rules.txt says: “Mileage is reimbursed at 0.42 euros per "
     "kilometre when a technician uses a private car.”"
 )
 QUESTION = "What is the mileage rate when I use my private car?"  # the tester's

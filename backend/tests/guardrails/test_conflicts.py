@@ -5,6 +5,7 @@ import pytest
 
 from backend.guardrails.conflicts import conflict_note, conflicts, sentence_figures
 from backend.guardrails.grounding import SentenceSupport
+from backend.guardrails.text import CONFLICT_NOTE
 
 POLICY = (
     "Booking rules\nHire cars are booked only when no public transport reaches the destination within a reasonable\n"
@@ -29,17 +30,24 @@ def find(minilm):
 def test_another_documents_rate_for_the_same_thing_is_a_conflict_whatever_its_wording(find):
     [found] = find(MILEAGE, {"S1": POLICY, "S2": RULES})
     assert found == {"sentence": MILEAGE, "cited": "S1", "source": "S2", "says": RULES}
-    assert (
-        conflict_note([found], NAMES)
-        == f"Another document gives a different figure. expense-rules.txt says: “{RULES}” [S2]"
-    )
+    assert conflict_note([found], NAMES) == f"{CONFLICT_NOTE}expense-rules.txt says: “{RULES}” [S2]"
 
 
-def test_another_document_in_other_words_and_units_is_a_conflict(find):
-    said = "Driving your private car on business is reimbursed at €0.30 per km [S1]."
-    mine = "Business travel in a private car is reimbursed at €0.30 per km. Parking and tolls can be claimed."
-    other = "Employees using their own vehicle are paid 0.35 euros per kilometre driven on company business."
-    assert find(said, {"S1": mine, "S2": other}, "What do I get paid per kilometre for my own car?")[0]["says"] == other
+def test_a_newer_document_in_other_words_and_units_is_a_conflict(find):
+    said = "Hotel stays in Paris are reimbursed up to €180 per night [S1]."
+    mine = "Hotel accommodation in Paris, London and Amsterdam is reimbursed up to €180 per night."
+    other = "From 1 March 2024, the nightly hotel cap for Paris, London and Amsterdam is 210 EUR."
+    assert find(said, {"S1": mine, "S2": other}, "What is the hotel limit per night in Paris?")[0]["says"] == other
+
+
+def test_a_figure_for_another_subject_the_question_names_is_no_conflict(find):
+    said = "You get 25 days of annual leave per calendar year [S1]."
+    mine = "Employees receive 25 days of annual leave per calendar year."
+    question = "How many days of annual leave do I get?"
+    sick = "Employees receive 10 days of paid sick leave per calendar year."
+    assert find(said, {"S1": mine, "S2": sick}, question) == []
+    newer = "From 2026, employees receive 28 days of annual leave per calendar year."
+    assert find(said, {"S1": mine, "S2": newer}, question)[0]["says"] == newer
 
 
 def test_a_pdf_line_break_inside_the_sentence_does_not_hide_it(find):
@@ -72,7 +80,7 @@ def test_a_sentence_about_something_else_is_no_conflict(find):
     assert find(said, {"S1": POLICY, "S2": other}) == []
 
 
-def test_a_figure_for_another_place_or_code_the_question_names_is_no_conflict(find):
+def test_a_figure_for_another_place_or_code_is_no_conflict(find):
     said = "The daily allowance in France is €40 [S1]."
     assert find(said, {"S1": "In France the daily allowance is €40.", "S2": "In Belgium the daily allowance is €45."},
                 "What is the daily allowance in France?") == []  # fmt: skip
@@ -127,3 +135,18 @@ def test_a_document_is_quoted_once_though_two_of_its_passages_disagree(find):
 def test_claims_or_sources_missing_from_the_mappings_are_left_out(find):
     assert find(MILEAGE, {"S1": POLICY, "S2": RULES}, best="S7") == []
     assert find(MILEAGE, {"S1": POLICY, "S2": RULES}, names={"S1": "travel-policy.pdf"}) == []
+
+
+def test_odd_numbers_neither_crash_nor_count():
+    long = "7" * 4301
+    assert sentence_figures(f"Serial {long}:00 euros. Key {long} euros.") == []
+    clocks = sentence_figures("at 12 am, 12 pm, 9 am, 0:00 pm and 25:99")
+    assert [f.value for f in clocks] == ["0:00", "12:00", "9:00", "12:00", "25:99"]
+    assert all(f.per == "" for f in clocks)  # "9 am" is not "per m"
+
+
+def test_a_price_list_against_another_is_compared_in_bounded_time(find):
+    prices = " ".join(f"Item {k} costs {k + 10} euros per unit." for k in range(400))
+    others = " ".join(f"Item {k} costs {k + 11} euros per unit." for k in range(400))
+    said = "Item 5 costs 15 euros per unit [S1]."
+    assert len(find(said, {"S1": prices, "S2": others}, "How much does item 5 cost?")) <= 1

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from backend.guardrails.grounding import answer_spans, check_grounding, claim_kind, facts, figures, says_not_found
+from backend.guardrails.text import CONFLICT_NOTE
 
 SOURCES = {
     "S1": "The notice period for permanent employees is 2 months, given in writing to the line manager. "
@@ -218,6 +219,6 @@ def test_a_name_from_the_opening_of_the_passages_document_is_support_but_not_a_n
 
 
 def test_the_checks_own_notes_are_not_claims_when_a_model_repeats_them() -> None:
-    assert claim_kind("Another document gives a different figure.") == (False, False)
+    assert claim_kind(CONFLICT_NOTE) == (False, False)
     assert claim_kind("This answer does not cover the rest of the question: “how often?”") == (False, False)
     assert claim_kind("Another document gives the price of the Zephyr-9 as 240 euros.")[0] is True

@@ -157,15 +157,19 @@ describe("badgesFromDone", () => {
     expect(none[1].title).toContain("No passage matched the question");
   });
 
-  it("says when another document states a figure of the answer differently", () => {
+  it("says when another document gives a different figure for something similar", () => {
     const conflict = { sentence: "0.30 euros per kilometre [S1].", cited: "S1", source: "S2", says: "0.42 euros" };
     const sources = { grounded: true, confidence: 0.9, issues: [], unsupported_sentences: [], conflicts: [conflict] };
     const badges = badgesFromDone({ ...done, validation: { sources } });
-    expect(badges.map((b) => b.label)).toEqual(["searched the documents", "grounded 0.90", "documents differ"]);
-    expect(badges[2].title).toContain("(S2): the answer's last paragraph quotes it");
+    expect(badges.map((b) => b.label)).toEqual([
+      "searched the documents",
+      "grounded 0.90",
+      "different figure elsewhere",
+    ]);
+    expect(badges[2].title).toContain("(S2): the answer's last paragraph quotes it; check which applies.");
     const agreed = { ...sources, conflicts: [] };
     expect(badgesFromDone({ ...done, validation: { sources: agreed } }).map((b) => b.label)).not.toContain(
-      "documents differ",
+      "different figure elsewhere",
     );
   });
 

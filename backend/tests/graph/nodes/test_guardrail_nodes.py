@@ -10,6 +10,7 @@ from backend.graph.nodes.triage_relevance import triage_relevance
 from backend.graph.nodes.validate_sources import nearest_sentences, validate_sources
 from backend.graph.nodes.validate_tone import validate_tone
 from backend.guardrails.faq import FaqEntry
+from backend.guardrails.text import CONFLICT_NOTE
 from backend.tests.fakes import FakeRetriever, applied, runtime, source, turn_state
 from bench.lib import SAMPLE_DOCS
 
@@ -242,7 +243,7 @@ def test_the_sentence_quoted_from_a_pdf_passage_is_whole_not_cut_at_its_line_bre
 
 
 async def test_validate_tone_reads_the_answer_without_the_checks_notes():
-    note = "Another document gives a different figure. rules.txt says: “Mileage is 0.42 euros per kilometre.” [S2]"
+    note = f"{CONFLICT_NOTE}rules.txt says: “Mileage is 0.42 euros per kilometre.” [S2]"
     answer = f"Mileage is 0.30 euros per kilometre [S1]. Would you like more details?\n\n{note}"
     out = await run(validate_tone, {**fresh("What is the mileage rate?"), "answer": answer}, runtime())
     assert out["answer"] == f"Mileage is 0.30 euros per kilometre [S1].\n\n{note}"
