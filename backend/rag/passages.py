@@ -1,4 +1,5 @@
-"""Passages: contiguous chunks of one document around search hits, merged, deduplicated and trimmed."""
+"""Passages: contiguous chunks of one document around search hits (a hit's window kept to its section when asked),
+merged, deduplicated and trimmed."""
 
 from dataclasses import dataclass
 
@@ -109,3 +110,22 @@ def to_source(n: int, p: Passage) -> Source:
         end=max(c.end for c in p.chunks),
         relevance=None if p.similarity is None else round(p.similarity, 4),
     )
+
+
+def section_span(chunks: list[StoredChunk], hit: int) -> tuple[int, int]:
+    """The first and last chunk index of the run around the hit, among `chunks` (its window), that stays in the
+    hit's section; the whole window when the hit has no section (a PDF page's text).
+
+    On documents with headings a neighbour from the next section is another subject: with it, an onboarding
+    checklist's "First week" hit carried the "First day" list before it, and the 1.5B model answered "what should
+    I do in my first week?" with the first day's items (tester, 3 of 3)."""
+    by_idx = {c.idx: c for c in chunks}
+    section = by_idx[hit].section if hit in by_idx else None
+    if section is None:
+        return (chunks[0].idx, chunks[-1].idx) if chunks else (hit, hit)
+    first = last = hit
+    while first - 1 in by_idx and by_idx[first - 1].section == section:
+        first -= 1
+    while last + 1 in by_idx and by_idx[last + 1].section == section:
+        last += 1
+    return first, last

@@ -4,7 +4,8 @@ import pytest
 
 from backend.rag import index as index_module
 from backend.rag.knowledge import KnowledgeBase
-from backend.rag.search import SearchConfig, section_span
+from backend.rag.passages import section_span
+from backend.rag.search import SearchConfig
 from backend.tests.conftest import fake_settings
 from backend.tests.rag.conftest import open_kb
 

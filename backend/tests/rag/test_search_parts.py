@@ -1,5 +1,6 @@
+from backend.rag.fusion import fuse
 from backend.rag.index import StoredChunk
-from backend.rag.search import Passage, dedupe, fuse, merge_ranges, trim
+from backend.rag.passages import Passage, dedupe, merge_ranges, trim
 
 
 def chunk(idx: int, text: str, start: int, doc: str = "d1", h: str | None = None) -> StoredChunk:
