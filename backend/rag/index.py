@@ -1,16 +1,15 @@
 """KnowledgeIndex: the document registry, chunk texts and keyword search, on a Database (backend/store).
 
-On SQLite (knowledge.sqlite) keyword search is FTS5's BM25 and the file upgrades itself in place; on Postgres the
-tables come from the Alembic migration 0003_knowledge and keyword search is BM25 computed over full-text search (a
-generated `tsvector` column with a GIN index; backend/rag/pgkeywords.py). Each document has an active `version`;
-its chunks are replaced in one transaction, so a search never sees a mix of old and new chunks and never finds the
-document missing. The vector store holds the vectors under the same (document id, version, chunk index); hits from
-any other version are ignored.
+On SQLite (knowledge.sqlite) keyword search is FTS5's BM25 and the file upgrades itself in place (its schema is in
+backend/rag/index_schema.py, the words a query searches for in backend/rag/terms.py); on Postgres the tables come
+from the Alembic migration 0003_knowledge and keyword search is BM25 computed over full-text search (a generated
+`tsvector` column with a GIN index; backend/rag/pgkeywords.py). Each document has an active `version`; its chunks
+are replaced in one transaction, so a search never sees a mix of old and new chunks and never finds the document
+missing. The vector store holds the vectors under the same (document id, version, chunk index); hits from any other
+version are ignored.
 """
 
 import json
-import re
-import sqlite3
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -18,148 +17,9 @@ from typing import Any
 from backend.clock import now
 from backend.rag import pgkeywords
 from backend.rag.chunking import Chunk
+from backend.rag.index_schema import setup_sqlite
+from backend.rag.terms import content_terms, fts_query
 from backend.store.database import Conn, Cursor, Database
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL COLLATE NOCASE,
-    type TEXT NOT NULL,
-    size INTEGER NOT NULL DEFAULT 0,
-    pages INTEGER,
-    chunks INTEGER NOT NULL DEFAULT 0,
-    sha256 TEXT NOT NULL DEFAULT '',
-    version INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL,
-    progress REAL NOT NULL DEFAULT 0,
-    error TEXT,
-    ingested_at TEXT,
-    flagged INTEGER NOT NULL DEFAULT 0,
-    collection TEXT NOT NULL DEFAULT '',
-    UNIQUE (collection, name)
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    rowid INTEGER PRIMARY KEY,
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    page INTEGER,
-    section TEXT,
-    start INTEGER NOT NULL,
-    end INTEGER NOT NULL,
-    hash TEXT NOT NULL,
-    UNIQUE (doc_id, version, idx)
-);
-CREATE TABLE IF NOT EXISTS texts (
-    doc_id TEXT PRIMARY KEY,
-    version INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    pages TEXT
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.rowid, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-END;
-"""
-
-STOPWORDS = frozenset(
-    (
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "should",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "about",
-        "any",
-        "all",
-        "also",
-    )
-)
-_TERM_RE = re.compile(r"\w+", re.UNICODE)
-# knowledge.sqlite made before collections: names were unique over the whole registry; now within a collection
-_ADD_COLLECTION = """
-CREATE TABLE documents_new (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL COLLATE NOCASE,
-    type TEXT NOT NULL,
-    size INTEGER NOT NULL DEFAULT 0,
-    pages INTEGER,
-    chunks INTEGER NOT NULL DEFAULT 0,
-    sha256 TEXT NOT NULL DEFAULT '',
-    version INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL,
-    progress REAL NOT NULL DEFAULT 0,
-    error TEXT,
-    ingested_at TEXT,
-    flagged INTEGER NOT NULL DEFAULT 0,
-    collection TEXT NOT NULL DEFAULT '',
-    UNIQUE (collection, name)
-);
-INSERT INTO documents_new (id, name, type, size, pages, chunks, sha256, version, status, progress, error,
-    ingested_at, flagged)
-SELECT id, name, type, size, pages, chunks, sha256, version, status, progress, error, ingested_at, flagged
-FROM documents;
-DROP TABLE documents;
-ALTER TABLE documents_new RENAME TO documents;
-"""
 
 
 @dataclass(frozen=True)
@@ -198,32 +58,6 @@ class StoredChunk:
     hash: str
 
 
-def content_terms(text: str) -> list[str]:
-    """The text's distinct lower-cased words that are not stopwords, in order."""
-    return [t for t in dict.fromkeys(w.lower() for w in _TERM_RE.findall(text)) if t not in STOPWORDS]
-
-
-def fts_query(text: str) -> str | None:
-    """An FTS5 OR-query of the text's content words (quoted, so user text can never be FTS syntax)."""
-    return " OR ".join(f'"{t}"' for t in content_terms(text)) or None
-
-
-def _setup_sqlite(db: Database) -> None:
-    """Create knowledge.sqlite's tables, or upgrade a file made by an older Ragline in place."""
-    with db.connection() as conn:
-        assert isinstance(conn, sqlite3.Connection)
-        conn.executescript(_SCHEMA)
-        columns = {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
-        if "flagged" not in columns:  # knowledge.sqlite made before chunks were scanned for injections
-            conn.execute("ALTER TABLE documents ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0")
-        if "collection" not in columns:
-            try:
-                conn.executescript(f"BEGIN IMMEDIATE;{_ADD_COLLECTION}COMMIT;")
-            except sqlite3.Error:
-                conn.execute("ROLLBACK")
-                raise
-
-
 def _dicts(cursor: Cursor, description: Any) -> list[dict[str, Any]]:
     names = [column[0] for column in description or ()]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -249,7 +83,7 @@ class KnowledgeIndex:
     def __init__(self, db: Database) -> None:
         self.db = db
         if db.dialect == "sqlite":
-            _setup_sqlite(db)
+            setup_sqlite(db)
         # names are unique per collection regardless of case: SQLite's column is COLLATE NOCASE (its index serves
         # `name = ?`), Postgres has a unique index on lower(name)
         self._same_name = "name = ?" if db.dialect == "sqlite" else "lower(name) = lower(?)"

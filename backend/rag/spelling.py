@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 
-from backend.rag.index import STOPWORDS
+from backend.rag.terms import STOPWORDS
 
 MIN_LETTERS = 4
 EDITS = 1

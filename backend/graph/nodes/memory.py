@@ -18,7 +18,7 @@ from backend.graph.report import report
 from backend.graph.state import ChatState, TranscriptEntry
 from backend.memory.followup import entities
 from backend.memory.ledger import drop_unknown_citations, entries
-from backend.rag.index import fts_query
+from backend.rag.terms import fts_query
 
 NODE = "memory"
 ANSWER_PREVIEW_CHARS = 300
