@@ -8,7 +8,7 @@ from backend.api.collections import readable_documents
 from backend.api.deps import Services
 from backend.api.security import Principal
 from backend.guardrails import score_injection
-from backend.runs.runner import Asker
+from backend.runs.spec import Asker
 
 
 def describe(user: User | None, profile: Profile, extra: str = "") -> str:

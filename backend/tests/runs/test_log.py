@@ -5,7 +5,7 @@ import sqlite3
 
 from backend.contract.events import StatusEvent
 from backend.runs.log import BATCH_SECONDS, RunLog
-from backend.runs.runner import logged_steps
+from backend.runs.unfinished import logged_steps
 from backend.store.sqlite import SqliteDatabase
 
 
