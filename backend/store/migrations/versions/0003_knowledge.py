@@ -3,12 +3,12 @@
 Revision ID: 0003_knowledge
 Revises: 0002_accounts
 
-The same tables as knowledge.sqlite (backend/rag/index.py, backend/rag/collections.py), with Postgres's own means
-where SQLite's differ: names unique per collection case-insensitively through lower(name) (SQLite: COLLATE NOCASE),
-keyword search on a generated `tsvector` (english configuration) with a GIN index (SQLite: FTS5), and the vectors
-Chroma holds otherwise in `vectors` (pgvector, cosine HNSW; backend/rag/pgvectors.py). The vector size is the
-embedder's: the first vectors stored fix the column's size and build the HNSW index (an HNSW index needs one size);
-PgVectorStore refuses vectors of another size afterwards with a clear error.
+The same tables as knowledge.sqlite (backend/rag/index_schema.py, backend/rag/collections.py), with Postgres's own
+means where SQLite's differ: names unique per collection case-insensitively through lower(name) (SQLite: COLLATE
+NOCASE), keyword search on a generated `tsvector` (english configuration) with a GIN index (SQLite: FTS5), and the
+vectors Chroma holds otherwise in `vectors` (pgvector, cosine HNSW; backend/rag/pgvectors.py). The vector size is
+the embedder's: the first vectors stored fix the column's size and build the HNSW index (an HNSW index needs one
+size); PgVectorStore refuses vectors of another size afterwards with a clear error.
 """
 
 from alembic import op
