@@ -8,8 +8,8 @@ word as in "30 to 45"; a currency sign; a clock time) is found in the claim's pa
 it. Another document's sentence disagrees with it when it
 - gives another number of that unit, and not the claim's own ("210 EUR" against "€180");
 - says the same thing in any words: MiniLM cosine of the two sentences, numbers masked, at least MIN_SIMILARITY
-  ("Employees using their own vehicle are paid 0.35 euros per kilometre driven on company business" and "Business
-  travel in a private car is reimbursed at €0.30 per km", 0.69);
+  ("From 1 March 2024, the nightly hotel cap for Paris, London and Amsterdam is 210 EUR" and "Hotel accommodation in
+  Paris, London and Amsterdam is reimbursed up to €180 per night", 0.60);
 - is about the same subject: the words, names and codes that the question and the claim's sentence share are in it
   too ("annual" of "How many days of annual leave …?" rules out "10 days of paid sick leave", "France" Belgium's
   allowance, "Year 8" Year 10's deposit), and where both sentences name codes or years they share one ("Zephyr-9"
@@ -36,8 +36,8 @@ from backend.guardrails.text import CONFLICT_NOTE, unwrapped
 
 Embed = Callable[[list[str]], Sequence]
 MIN_SIMILARITY = 0.5  # MiniLM cosine of two sentences, numbers masked, that say the same thing; with the question's
-# words (below), chosen on 140 labelled cases (bench.conflicts): 0.45-0.55 noted 17-20 of 70 disagreements and 6 of
-# 70 others, and without the question's words 0.62 noted 29 and 19
+# words (same_subject), chosen on 140 labelled cases (bench.conflicts): it noted 21 of 70 disagreements and 6 of 70
+# others, and without the question's words 0.62 noted 29 and 19
 PREFIX = 5  # letters a question's word is compared by: "night" and "nightly", "reimburse" and "reimbursement"
 MOST = 2  # conflicts named per answer
 MOST_PAIRS = 64  # candidate pairs whose wording is compared (a price list against another holds thousands)
