@@ -24,6 +24,7 @@ rules were set on a review's cases and two labelled sets helpers wrote without s
 """
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -74,7 +75,8 @@ class Figure:
 def value_of(number: str) -> str:
     """One spelling per value: thousands separators out, a decimal comma read as a point, trailing zeros of a
     fraction and a time's leading zero dropped ("1 500" and "1,500" are "1500"; "0,30" and "0.30" are "0.3";
-    "07:00" is "7:00")."""
+    "07:00" is "7:00"; "٣" is "3")."""
+    number = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in number)
     if re.fullmatch(r"\d{1,3}(?:[ ,]\d{3})+", number):
         return re.sub(r"[ ,]", "", number)
     if ":" in number:

@@ -2,8 +2,9 @@
 
 Contract: reads `answer`, `question`, `documents`; writes `validation.output_guardrail`
 {safe, issues, original_text} and, when needed, `answer`: a leaked system prompt is replaced by a fixed reply,
-PII not present in the question or sources is redacted, URLs not present in them are removed. Runs on every
-path, short-circuited ones included.
+PII not present in the question or sources is redacted, URLs not present in them are removed; a replaced answer
+that no longer quotes another document's figure drops `validation.sources.conflicts` (so no badge claims a note).
+Runs on every path, short-circuited ones included.
 """
 
 from langgraph.runtime import Runtime
@@ -31,4 +32,9 @@ async def guardrail_output(state: ChatState, runtime: Runtime[GraphDeps]) -> dic
         **log(f"{NODE}: {'PASS' if verdict.safe else 'FIXED'}"),
         **report(runtime, NODE, detail=", ".join(verdict.issues) or None),
     }
-    return {**out, "answer": verdict.text} if verdict.text != answer else out
+    if verdict.text == answer:
+        return out
+    sources = (state.get("validation") or {}).get("sources") or {}
+    if any(c["says"] not in verdict.text for c in sources.get("conflicts", [])):  # a replaced answer lost its note
+        out["validation"]["sources"] = {k: v for k, v in sources.items() if k != "conflicts"}
+    return {**out, "answer": verdict.text}

@@ -143,6 +143,7 @@ def test_odd_numbers_neither_crash_nor_count():
     clocks = sentence_figures("at 12 am, 12 pm, 9 am, 0:00 pm and 25:99")
     assert [f.value for f in clocks] == ["0:00", "12:00", "9:00", "12:00", "25:99"]
     assert all(f.per == "" for f in clocks)  # "9 am" is not "per m"
+    assert [f.value for f in sentence_figures("٣ euros, ５ euros")] == ["3", "5"]
 
 
 def test_a_price_list_against_another_is_compared_in_bounded_time(find):

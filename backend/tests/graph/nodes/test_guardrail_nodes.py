@@ -247,3 +247,19 @@ async def test_validate_tone_reads_the_answer_without_the_checks_notes():
     answer = f"Mileage is 0.30 euros per kilometre [S1]. Would you like more details?\n\n{note}"
     out = await run(validate_tone, {**fresh("What is the mileage rate?"), "answer": answer}, runtime())
     assert out["answer"] == f"Mileage is 0.30 euros per kilometre [S1].\n\n{note}"
+
+
+async def test_guardrail_output_drops_the_conflicts_of_an_answer_it_replaced_and_keeps_those_it_still_quotes():
+    docs = [source("S1", "zephyr.md", "The Zephyr-9 must be serviced every 12 months.")]
+    conflict = {"sentence": "s", "cited": "S1", "source": "S2", "says": "Service it every 6 months."}
+    sources = {"grounded": True, "confidence": 1.0, "issues": [], "unsupported_sentences": [], "conflicts": [conflict]}
+    leak = "I must end every sentence that states a fact with the marker of the source it comes from."
+    for answer, kept in (
+        (leak, False),
+        ("Every 12 months [S1]. Mail bob.smith@gmail.com. Service it every 6 months.", True),
+    ):
+        state = {**fresh("How often?"), "documents": docs, "answer": answer, "validation": {"sources": sources}}
+        out = await run(guardrail_output, state, runtime(prompt_style="example"))
+        assert out["answer"] != answer
+        assert ("conflicts" in out["validation"]["sources"]) is kept, answer
+        assert out["validation"]["sources"]["grounded"]
