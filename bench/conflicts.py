@@ -15,10 +15,7 @@ import sys
 from pathlib import Path
 
 from backend.contract.citations import cited_ids
-from backend.guardrails.conflicts import (
-    Embed,
-    conflicts,
-)
+from backend.guardrails.conflicts import Embed, conflicts
 from backend.guardrails.grounding import SentenceSupport, answer_spans
 from backend.llm.fake import prompt_entries
 from backend.rag.embeddings import OfflineMiniLM, ensure_onnx_files
@@ -67,6 +64,7 @@ def labelled(path: Path, embed: Embed) -> dict:
 
 
 def count(noted: list[str], total: int) -> str:
+    """A share as "3 of 30"."""
     return f"{len(noted)} of {total}"
 
 
