@@ -5,6 +5,13 @@ import re
 from backend.contract.citations import CITATION_RE
 
 TITLE_CHARS = 60  # a thread title made from its first question
+# The paragraphs the checks may end a kept answer with (graph/nodes/validate_sources): the parts of the question it
+# leaves, and another document's different figure (guardrails/conflicts). They are the checks' words, not claims of
+# the answer; the UI sets them apart.
+PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
+PART_NOT_COVERED = "This answer does not cover the rest of the question: "
+CONFLICT_NOTE = "Another document gives a different figure for something similar; check which applies. "
+CHECK_NOTES = (PART_NOT_FOUND, PART_NOT_COVERED, CONFLICT_NOTE)
 SNIPPET_CHARS = 240  # a source's preview text
 # @name or @"name with spaces"; a bare name ends before trailing punctuation. Valid in Python and JavaScript.
 MENTION_PATTERN = r"""(?<![A-Za-z0-9_@])@(?:"([^"]+)"|([^\s"'@,;!?()]*[^\s"'@,;!?().:]))"""

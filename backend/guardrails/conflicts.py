@@ -30,10 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backend.contract.text import content_words, stem, typed_content_words
+from backend.contract.text import CONFLICT_NOTE, content_words, stem, typed_content_words
 from backend.contract.types import Conflict
 from backend.guardrails.grounding import NAME, SentenceSupport, passage_sentences
-from backend.guardrails.text import CONFLICT_NOTE, unwrapped
+from backend.guardrails.text import unwrapped
 
 Embed = Callable[[list[str]], Sequence]
 MIN_SIMILARITY = 0.5  # MiniLM cosine of two sentences, numbers masked, that say the same thing; with the question's

@@ -3,7 +3,7 @@
 import re
 
 from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, cited_ids
-from backend.contract.text import word_set
+from backend.contract.text import CHECK_NOTES, CONFLICT_NOTE, word_set
 
 # a sentence's end, with the markers written after its full stop ("… per night. [S1]"), unless they open the next
 # sentence as its subject ("… tools. [S4] states that …")
@@ -73,14 +73,6 @@ def unwrapped(text: str) -> str:
     """A passage with the line breaks inside its sentences taken out: a PDF's text breaks wherever the page's lines
     did ("… for offices of" / "up to 400 square metres."); a line that starts in lower case goes on the one before."""
     return re.sub(r"(?<![.!?:])\n(?=[a-z0-9(])", " ", text)
-
-
-# The paragraphs the checks may end a kept answer with (validate_sources): the parts of the question it leaves, and
-# another document's different figure (conflicts.py). They are the checks' words, not claims of the answer.
-PART_NOT_FOUND = "I could not find the answer to the rest of the question in the documents: "
-PART_NOT_COVERED = "This answer does not cover the rest of the question: "
-CONFLICT_NOTE = "Another document gives a different figure for something similar; check which applies. "
-CHECK_NOTES = (PART_NOT_FOUND, PART_NOT_COVERED, CONFLICT_NOTE)
 
 
 # what follows a note's lead: the parts of the question, quoted; or each other document's sentence, quoted with

@@ -2,8 +2,8 @@
 
 from backend.completions import Conversation, ThreadChoice, TurnWriter
 from backend.contract.events import DoneEvent, ReplaceEvent
+from backend.contract.text import CONFLICT_NOTE
 from backend.graph.nodes.validate_sources import NO_PASSAGE_LEAD
-from backend.guardrails.text import CONFLICT_NOTE
 
 NOTE = f"{CONFLICT_NOTE}rules.txt says: “Mileage is 0.42 euros per kilometre.” [S2]"
 

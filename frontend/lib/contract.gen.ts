@@ -5,3 +5,4 @@ export const SAYING_VERB = "(?:mentions?|says?|states?|covers?|lists?|describes?
 export const MENTION_PATTERN = "(?<![A-Za-z0-9_@])@(?:\"([^\"]+)\"|([^\\s\"'@,;!?()]*[^\\s\"'@,;!?().:]))";
 export const TITLE_CHARS = 60;
 export const SSE_EVENTS = ["metadata", "status", "token", "replace", "sources", "done", "error", "stopped"];
+export const CHECK_NOTES = ["I could not find the answer to the rest of the question in the documents: ", "This answer does not cover the rest of the question: ", "Another document gives a different figure for something similar; check which applies. "];

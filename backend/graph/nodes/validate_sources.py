@@ -36,7 +36,7 @@ import re
 import numpy as np
 from langgraph.runtime import Runtime
 
-from backend.contract.text import strip_mentions, without_note
+from backend.contract.text import PART_NOT_COVERED, PART_NOT_FOUND, strip_mentions, without_note
 from backend.contract.types import LengthCheck, NotFoundReason, Source, SourcesCheck
 from backend.graph.deps import GraphDeps
 from backend.graph.report import report
@@ -65,7 +65,7 @@ from backend.guardrails.repair import (
     repair,
     strip_markup,
 )
-from backend.guardrails.text import PART_NOT_COVERED, PART_NOT_FOUND, closed_fence, unwrapped
+from backend.guardrails.text import closed_fence, unwrapped
 
 NODE = "validate_sources"
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import re
 
 from langchain_core.messages import BaseMessage
 
-from backend.guardrails.text import CONFLICT_NOTE
+from backend.contract.text import CONFLICT_NOTE
 from backend.llm.fake import ScriptedChatModel, asks_answered, prompt_entries
 from bench.lib.sse import parse_sse
 

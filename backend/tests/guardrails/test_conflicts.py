@@ -3,9 +3,9 @@ MiniLM, as the product compares the wording)."""
 
 import pytest
 
+from backend.contract.text import CONFLICT_NOTE
 from backend.guardrails.conflicts import conflict_note, conflicts, sentence_figures
 from backend.guardrails.grounding import SentenceSupport
-from backend.guardrails.text import CONFLICT_NOTE
 
 POLICY = (
     "Booking rules\nHire cars are booked only when no public transport reaches the destination within a reasonable\n"

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from backend.contract.text import CONFLICT_NOTE
 from backend.guardrails.grounding import answer_spans, check_grounding, claim_kind, facts, figures, says_not_found
-from backend.guardrails.text import CONFLICT_NOTE
 
 SOURCES = {
     "S1": "The notice period for permanent employees is 2 months, given in writing to the line manager. "

@@ -26,7 +26,8 @@ def test_words_numbers_and_citations() -> None:
 
 
 def test_the_checks_notes_are_told_from_sentences_that_only_open_like_them():
-    from backend.guardrails.text import CONFLICT_NOTE, PART_NOT_COVERED, is_check_note, split_notes
+    from backend.contract.text import CONFLICT_NOTE, PART_NOT_COVERED
+    from backend.guardrails.text import is_check_note, split_notes
 
     conflict = f"{CONFLICT_NOTE}rules.txt says: “Mileage is 0.42 euros per kilometre.” [S2]"
     part = f"{PART_NOT_COVERED}“how often must they be changed?”"

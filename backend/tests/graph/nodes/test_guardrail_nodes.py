@@ -2,6 +2,7 @@ import asyncio
 import re
 import time
 
+from backend.contract.text import CONFLICT_NOTE
 from backend.graph.nodes.guardrail_input import guardrail_input
 from backend.graph.nodes.guardrail_output import guardrail_output
 from backend.graph.nodes.triage_faq import triage_faq
@@ -10,7 +11,6 @@ from backend.graph.nodes.triage_relevance import triage_relevance
 from backend.graph.nodes.validate_sources import nearest_sentences, validate_sources
 from backend.graph.nodes.validate_tone import validate_tone
 from backend.guardrails.faq import FaqEntry
-from backend.guardrails.text import CONFLICT_NOTE
 from backend.tests.fakes import FakeRetriever, applied, runtime, source, turn_state
 from bench.lib import SAMPLE_DOCS
 
