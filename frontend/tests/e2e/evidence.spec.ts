@@ -184,8 +184,9 @@ test("a citation of a document deleted and then uploaded again opens the copy at
   await expect(documents.status("kestrel-guide.md")).toHaveText(/ready/, { timeout: 30_000 });
   await chat.goto();
   await chat.ask("@kestrel-guide.md How often is the Kestrel-4 pump serviced?");
-  const threadUrl = page.url();
   await chat.waitForAnswerDone();
+  await expect(page).toHaveURL(/thread=/); // the thread's id reaches the URL with its first events
+  const threadUrl = page.url();
 
   await documents.goto();
   await documents.delete("kestrel-guide.md");
