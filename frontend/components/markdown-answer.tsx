@@ -2,12 +2,14 @@
 /**
  * An answer as sanitized Markdown: react-markdown never renders raw HTML (it is dropped) and strips
  * unsafe URLs (javascript:, data:); code blocks are highlighted; `[S1]` markers become citations; the spans
- * the source check found unsupported are underlined.
+ * the source check found unsupported are underlined. The closing paragraphs of Ragline's checks (lib/check-notes.ts)
+ * follow the model's words in a note of their own, with the same citations and underlines.
  */
 import { memo, type ReactNode } from "react";
 import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { CHECK_NOTE_LABEL, CHECK_NOTE_NAME, splitCheckNotes } from "@/lib/check-notes";
 import { CITE_PREFIX, remarkCitations } from "@/lib/remark-citations";
 import { remarkUnsupported, type Span } from "@/lib/remark-unsupported";
 import type { Source } from "@/lib/types";
@@ -15,7 +17,7 @@ import { CitationMarker } from "./citation-marker";
 
 const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }]] as never;
 
-function MarkdownAnswerInner({
+function Markdown({
   text,
   sources,
   onCite,
@@ -52,6 +54,38 @@ function MarkdownAnswerInner({
         {text}
       </ReactMarkdown>
     </div>
+  );
+}
+
+function MarkdownAnswerInner({
+  text,
+  sources,
+  onCite,
+  unsupported,
+}: {
+  text: string;
+  sources?: Source[];
+  onCite?: (id: string, marker: HTMLElement) => void;
+  /** Character spans in `text`, the whole answer's. */
+  unsupported?: Span[];
+}) {
+  const { body, notes, notesAt } = splitCheckNotes(text);
+  // the body is a prefix of the answer, so its spans hold as they are; the notes' are moved to their own text
+  const noteSpans = unsupported
+    ?.filter((s) => s.end > notesAt)
+    .map((s) => ({ start: Math.max(0, s.start - notesAt), end: s.end - notesAt }));
+  return (
+    <>
+      <Markdown text={body} sources={sources} onCite={onCite} unsupported={unsupported} />
+      {notes.length > 0 && (
+        <aside className="check-note" role="note" aria-label={CHECK_NOTE_NAME}>
+          <span className="check-note-label" aria-hidden>
+            {CHECK_NOTE_LABEL}
+          </span>
+          <Markdown text={text.slice(notesAt)} sources={sources} onCite={onCite} unsupported={noteSpans} />
+        </aside>
+      )}
+    </>
   );
 }
 
