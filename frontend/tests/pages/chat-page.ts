@@ -156,6 +156,7 @@ export class ChatPage {
 
 /** One answer in the conversation. */
 export class AnswerView {
+  /** The model's words (the checks' closing notes are in `checkNote`). */
   readonly text: Locator;
   readonly steps: Locator;
   readonly statusLine: Locator;
@@ -176,9 +177,11 @@ export class AnswerView {
   readonly copyButton: Locator;
   /** Sentences the source check found unsupported, underlined in the answer. */
   readonly unsupported: Locator;
+  /** The closing paragraphs of Ragline's checks, set apart after the model's words (`text`). */
+  readonly checkNote: Locator;
 
   constructor(readonly root: Locator) {
-    this.text = root.locator(".answer .markdown");
+    this.text = root.locator(".answer > .markdown");
     this.steps = root.locator(".steps .step");
     this.statusLine = root.locator(".status-line");
     this.liveLine = root.locator(".status[data-running] .status-current");
@@ -194,6 +197,7 @@ export class AnswerView {
     this.badges = root.locator(".badge");
     this.copyButton = root.getByRole("button", { name: /Copy answer|Copied/ });
     this.unsupported = root.locator(".answer .unsupported");
+    this.checkNote = root.getByRole("note", { name: "Note from Ragline's checks" });
   }
 
   /** Expand an ended turn's summary into its timeline of steps. */
