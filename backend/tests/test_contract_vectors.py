@@ -42,3 +42,10 @@ def test_patterns_mean_the_same_in_javascript(pattern):
     # and named groups (?P<…>) and inline flags (?i) are Python only. (\s differs only on U+001C-U+001F, U+0085 and
     # U+FEFF, which the vectors leave out.)
     assert not re.search(r"\\[dDwWbB]|\(\?P[<=]|\(\?[aiLmsux-]+[:)]", pattern)
+
+
+@pytest.mark.parametrize("case", VECTORS["check_notes"], ids=lambda c: _id(c["answer"]))
+def test_split_notes(case):
+    from backend.guardrails.text import split_notes
+
+    assert split_notes(case["answer"]) == (case["body"], case["notes"])

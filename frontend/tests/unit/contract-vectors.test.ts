@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { splitCheckNotes } from "@/lib/check-notes";
 import { citedIds } from "@/lib/citations";
 import { TITLE_CHARS } from "@/lib/contract.gen";
 import { mentionNames } from "@/lib/mentions";
@@ -15,6 +16,7 @@ interface Vectors {
   citations: { text: string; cited: string[] }[];
   mentions: { text: string; names: string[] }[];
   titles: { question: string; title: string }[];
+  check_notes: { answer: string; body: string; notes: string[] }[];
 }
 
 const vectors: Vectors = JSON.parse(
@@ -36,5 +38,10 @@ describe("contract vectors (backend/contract/vectors.json)", () => {
 
   it.each(vectors.titles)("titleFrom($question)", ({ question, title }) => {
     expect(titleFrom(question)).toBe(title);
+  });
+
+  it.each(vectors.check_notes)("splitCheckNotes($answer)", ({ answer, body, notes }) => {
+    const split = splitCheckNotes(answer);
+    expect([split.body, split.notes]).toEqual([body, notes]);
   });
 });
