@@ -3,7 +3,7 @@
 import re
 
 from backend.contract.citations import CITATION_PATTERN, CITATION_RE, SAYING_VERB, cited_ids
-from backend.contract.text import CHECK_NOTES, CONFLICT_NOTE, word_set
+from backend.contract.text import CONFLICT_NOTE, PART_NOT_COVERED, PART_NOT_FOUND, word_set
 
 # a sentence's end, with the markers written after its full stop ("… per night. [S1]"), unless they open the next
 # sentence as its subject ("… tools. [S4] states that …")
@@ -89,7 +89,8 @@ def is_check_note(text: str) -> bool:
     if text.startswith(CONFLICT_NOTE.strip()):
         rest = text[len(CONFLICT_NOTE.strip()) :]
         return not rest.strip() or bool(_SAYS_QUOTED.fullmatch(rest))
-    return any(text.startswith(lead) and _PARTS_QUOTED.fullmatch(text[len(lead) :]) for lead in CHECK_NOTES[:2])
+    parts = (PART_NOT_FOUND, PART_NOT_COVERED)
+    return any(text.startswith(lead) and _PARTS_QUOTED.fullmatch(text[len(lead) :]) for lead in parts)
 
 
 def split_notes(answer: str, count: int | None = None) -> tuple[str, list[str]]:
@@ -99,8 +100,9 @@ def split_notes(answer: str, count: int | None = None) -> tuple[str, list[str]]:
     at = len(paragraphs)
     if count is not None:
         at = max(1, at - count)
-    while count is None and at > 1 and is_check_note(paragraphs[at - 1]):
-        at -= 1
+    else:
+        while at > 1 and is_check_note(paragraphs[at - 1]):
+            at -= 1
     return "\n\n".join(paragraphs[:at]), paragraphs[at:]
 
 

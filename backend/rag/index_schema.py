@@ -6,8 +6,8 @@ import sqlite3
 
 from backend.store.database import Database
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
+# the documents table's columns: made by _SCHEMA, and again by _ADD_COLLECTION when it upgrades an old file
+_DOCUMENTS = """
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL COLLATE NOCASE,
     type TEXT NOT NULL,
@@ -23,7 +23,10 @@ CREATE TABLE IF NOT EXISTS documents (
     flagged INTEGER NOT NULL DEFAULT 0,
     collection TEXT NOT NULL DEFAULT '',
     UNIQUE (collection, name)
-);
+"""
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS documents ({_DOCUMENTS});
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY,
     doc_id TEXT NOT NULL,
@@ -55,24 +58,8 @@ END;
 """
 
 # knowledge.sqlite made before collections: names were unique over the whole registry; now within a collection
-_ADD_COLLECTION = """
-CREATE TABLE documents_new (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL COLLATE NOCASE,
-    type TEXT NOT NULL,
-    size INTEGER NOT NULL DEFAULT 0,
-    pages INTEGER,
-    chunks INTEGER NOT NULL DEFAULT 0,
-    sha256 TEXT NOT NULL DEFAULT '',
-    version INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL,
-    progress REAL NOT NULL DEFAULT 0,
-    error TEXT,
-    ingested_at TEXT,
-    flagged INTEGER NOT NULL DEFAULT 0,
-    collection TEXT NOT NULL DEFAULT '',
-    UNIQUE (collection, name)
-);
+_ADD_COLLECTION = f"""
+CREATE TABLE documents_new ({_DOCUMENTS});
 INSERT INTO documents_new (id, name, type, size, pages, chunks, sha256, version, status, progress, error,
     ingested_at, flagged)
 SELECT id, name, type, size, pages, chunks, sha256, version, status, progress, error, ingested_at, flagged

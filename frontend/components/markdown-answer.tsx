@@ -17,17 +17,15 @@ import { CitationMarker } from "./citation-marker";
 
 const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }]] as never;
 
-function Markdown({
-  text,
-  sources,
-  onCite,
-  unsupported,
-}: {
+interface AnswerProps {
   text: string;
   sources?: Source[];
   onCite?: (id: string, marker: HTMLElement) => void;
+  /** Character spans in `text`. */
   unsupported?: Span[];
-}) {
+}
+
+function Markdown({ text, sources, onCite, unsupported }: AnswerProps) {
   const remarkPlugins = [remarkGfm, [remarkUnsupported, { spans: unsupported }], remarkCitations] as never;
   const components: Components = {
     a({ href, children }) {
@@ -57,18 +55,8 @@ function Markdown({
   );
 }
 
-function MarkdownAnswerInner({
-  text,
-  sources,
-  onCite,
-  unsupported,
-}: {
-  text: string;
-  sources?: Source[];
-  onCite?: (id: string, marker: HTMLElement) => void;
-  /** Character spans in `text`, the whole answer's. */
-  unsupported?: Span[];
-}) {
+/** The whole answer: `unsupported` spans are in its full text, notes included. */
+function MarkdownAnswerInner({ text, sources, onCite, unsupported }: AnswerProps) {
   const { body, notes, notesAt } = splitCheckNotes(text);
   // the body is a prefix of the answer, so its spans hold as they are; the notes' are moved to their own text
   const noteSpans = unsupported

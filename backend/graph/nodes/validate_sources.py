@@ -213,7 +213,7 @@ async def _validated(state: ChatState, runtime: Runtime[GraphDeps]) -> dict:
         # mark must cover the name
         check["unsupported_sentences"] = fixed.unsupported
         final = fixed.text
-    final = await _with_notes(final, check, note, result.claims, docs, asked(state), runtime)
+    final = await _with_notes(final, check, note, result.claims, docs, names, asked(state), runtime)
     return _out(runtime, check, final if final != original else None, _detail(result, fixed))
 
 
@@ -223,17 +223,19 @@ async def _with_notes(
     note: str,
     claims: list[SentenceSupport],
     docs: list[Source],
+    names: dict[str, str],
     question: str,
     runtime: Runtime[GraphDeps],
 ) -> str:
     """A kept answer with its closing paragraphs: the parts of the question it leaves (`note`), then the figures
-    that another document given to the model states differently (conflicts.py, RAG_CONFLICT_NOTE)."""
+    that another document given to the model states differently (conflicts.py, RAG_CONFLICT_NOTE); `names` maps
+    each passage id to its document."""
     body = final
     if rest := check.get("unanswered_parts"):
         final = f"{closed_fence(final)}\n\n{note}{' '.join(f'“{part}”' for part in rest)}"
     if not runtime.context.settings.conflict_note:
         return final
-    names, texts = {d["id"]: d["document"] for d in docs}, {d["id"]: d["text"] for d in docs}
+    texts = {d["id"]: d["text"] for d in docs}
     try:  # off the event loop: comparing the wording embeds the sentences (MiniLM)
         found = await asyncio.to_thread(conflicts, claims, texts, names, body, runtime.context.embed, question)
     except Exception as exc:  # a note that fails must not fail the turn
