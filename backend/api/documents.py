@@ -94,10 +94,8 @@ async def upload_documents(
     for upload in files:
         name = browser_name(upload.filename or "")
         try:
-            known = await asyncio.to_thread(services.knowledge.index.by_name, name, target)
             record, outcome = await services.knowledge.submit(name, await _read_limited(upload, limit), target)
-            done = "unchanged" if outcome == "unchanged" else "replaced" if known is not None else "new"
-            accepted.append(UploadedDocument(**_out(record).model_dump(), outcome=done))
+            accepted.append(UploadedDocument(**_out(record).model_dump(), outcome=outcome))
         except DocumentError as exc:
             rejected.append(UploadRejected(name=name, status=exc.status, detail=exc.message))
     if not accepted:

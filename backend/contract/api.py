@@ -84,6 +84,9 @@ class MessageOut(BaseModel):
     latency_ms: float | None = None  # how long the answer took, question to done (shown beside its steps)
 
 
+# what an upload did with a file: a document new to its collection, a new version of the one of that name, or nothing
+# (the very same file again)
+UploadOutcome = Literal["new", "replaced", "unchanged"]
 RunStatus = Literal["running", "completed", "failed", "stopped", "interrupted", "cancelled"]
 
 
@@ -229,7 +232,7 @@ class UploadedDocument(DocumentOut):
     """A document an upload accepted, and what became of it: a new document, a new version of the one of the same
     name (its old version stays searchable until the new one is ready), or the very same file again (nothing to do)."""
 
-    outcome: Literal["new", "replaced", "unchanged"]
+    outcome: UploadOutcome
 
 
 class UploadAccepted(BaseModel):

@@ -12,7 +12,7 @@ version are ignored.
 import json
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from backend.clock import now
 from backend.rag import pgkeywords
@@ -119,21 +119,35 @@ class KnowledgeIndex:
         """A row-lock clause for a SELECT on Postgres ("UPDATE", "KEY SHARE"); SQLite's writes are serialised."""
         return f" FOR {mode}" if self.db.dialect == "postgres" else ""
 
-    def upsert_pending(self, doc_id: str, name: str, type_: str, size: int, collection: str = "") -> bool:
-        """Create the row for a new upload (status queued) in a collection, or mark an existing one queued. False,
-        with nothing written, when the collection was removed or the document moved to another one meanwhile (the
-        collection's row is locked until the row is in: a removal waits, then finds the collection not empty)."""
+    def upsert_pending(
+        self, doc_id: str, name: str, type_: str, size: int, collection: str = ""
+    ) -> Literal["new", "replaced"] | None:
+        """Mark the collection's document of that name queued ("replaced") when it is `doc_id`, or create it as
+        `doc_id` (status queued, "new") when the collection has no document of that name, in one transaction.
+
+        None, with nothing written, when the collection was removed, when `doc_id` is already another collection's
+        (it moved meanwhile), or when another upload registered the name first (the caller reads the name again).
+        The collection's row is locked until the row is in: a removal waits, then finds the collection not empty.
+        """
         with self.transaction() as c:
             exists = f"SELECT 1 FROM collections WHERE id = ?{self.locking('KEY SHARE')}"
             if collection and not c.execute(exists, (collection,)).fetchone():
-                return False
+                return None
+            named = f"SELECT id FROM documents WHERE {self._same_name} AND collection = ?{self.locking('UPDATE')}"
+            row = c.execute(named, (name, collection)).fetchone()
+            if row is not None:
+                if row[0] != doc_id:
+                    return None
+                c.execute("UPDATE documents SET status = 'queued', progress = 0, error = NULL WHERE id = ?", (doc_id,))
+                return "replaced"
+            # ON CONFLICT DO NOTHING: on Postgres another transaction may insert the name (or the id) after the
+            # SELECT; the insert then waits for it and writes nothing (SQLite's writes are serialised)
             written = c.execute(
                 "INSERT INTO documents (id, name, type, size, status, collection) VALUES (?, ?, ?, ?, 'queued', ?) "
-                "ON CONFLICT(id) DO UPDATE SET status = 'queued', progress = 0, error = NULL "
-                "WHERE documents.collection = excluded.collection",
+                "ON CONFLICT DO NOTHING",
                 (doc_id, name, type_, size, collection),
             )
-            return written.rowcount > 0
+            return "new" if written.rowcount > 0 else None
 
     def set_status(self, doc_id: str, status: str, progress: float = 0.0, error: str | None = None) -> None:
         """Record a job's status and progress (0..1)."""

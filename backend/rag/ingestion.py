@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from backend.guardrails.injection import score_injection
 from backend.rag.chunking import Chunk, chunk_sections, full_text, page_spans
@@ -22,6 +22,7 @@ from backend.rag.store import VectorStore
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
+REGISTER_ATTEMPTS = 3  # reads of the name when other uploads of it register first
 HOSTILE_CACHE = 8192  # verdicts remembered: every turn rescans the passages it retrieves (2-8 ms uncached)
 Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
 
@@ -66,6 +67,13 @@ class IngestResult:
     outcome: Literal["added", "updated", "unchanged"]
 
 
+class Registered(NamedTuple):
+    """A document queued for ingestion, and whether its name was new to the collection."""
+
+    record: DocumentRecord
+    outcome: Literal["new", "replaced"]  # of UploadOutcome
+
+
 class Ingestor:
     """Writes documents into the index and the vector store; one document at a time."""
 
@@ -106,20 +114,25 @@ class Ingestor:
             return record
         return None
 
-    def register(self, prepared: Prepared, collection: str = "") -> DocumentRecord:
-        """Create or re-queue the document's row in the collection and return it (id is stable across versions)."""
-        existing = self.index.by_name(prepared.name, collection)
-        doc_id = existing.id if existing else uuid.uuid4().hex[:16]
-        name = existing.name if existing else prepared.name
-        if self.leases and not self.leases.take(doc_id):
-            raise DocumentError(409, f"{name} is being ingested by another server; try again once it is ready")
-        if not self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection):
+    def register(self, prepared: Prepared, collection: str = "") -> Registered:
+        """Create or re-queue the document's row in the collection and say which (id is stable across versions).
+
+        Two uploads of one name at once: the first to write creates the document ("new"); the other reads the name
+        again and queues a new version of it ("replaced")."""
+        for _ in range(REGISTER_ATTEMPTS):
+            existing = self.index.by_name(prepared.name, collection)
+            doc_id = existing.id if existing else uuid.uuid4().hex[:16]
+            name = existing.name if existing else prepared.name
+            if self.leases and not self.leases.take(doc_id):
+                raise DocumentError(409, f"{name} is being ingested by another server; try again once it is ready")
+            outcome = self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection)
+            if outcome is not None:
+                record = self.index.document(doc_id)
+                assert record is not None
+                return Registered(record, outcome)
             if self.leases:
                 self.leases.release(doc_id)
-            raise DocumentError(409, f"{name}: its collection was removed or the document moved meanwhile; try again")
-        record = self.index.document(doc_id)
-        assert record is not None
-        return record
+        raise DocumentError(409, f"{name}: its collection was removed or the document moved meanwhile; try again")
 
     def commit(self, record: DocumentRecord, prepared: Prepared, progress: Progress | None = None) -> IngestResult:
         """Embed the chunks under a new version, switch the document to it atomically, drop the old vectors."""
@@ -129,11 +142,16 @@ class Ingestor:
             if self.leases:
                 self.leases.release(record.id)
 
-    def _commit(self, record: DocumentRecord, prepared: Prepared, progress: Progress | None) -> IngestResult:
+    def _commit(self, queued: DocumentRecord, prepared: Prepared, progress: Progress | None) -> IngestResult:
         with self._lock:
+            # read again: a version committed since this one was registered (two uploads of one name, the second
+            # queued behind the first) is the one this replaces, else both would write the same version's vectors
+            record = self.index.document(queued.id) or queued
             version = record.version + 1
             ids = [f"{record.id}:{version}:{c.index}" for c in prepared.chunks]
             self.index.set_status(record.id, "processing", 0.0)
+            # vectors an interrupted ingestion left under this version's ids: the store keeps a known id's vector
+            self._collection.delete(where={"$and": [{"document_id": record.id}, {"version": version}]})
             try:
                 self._add_vectors(record, version, prepared.chunks, ids, progress)
                 self._keep_file(record.id, prepared.data)
@@ -166,7 +184,7 @@ class Ingestor:
         prepared = self.prepare(name, data)
         if same := self.unchanged(prepared, collection):
             return IngestResult(same, "unchanged")
-        return self.commit(self.register(prepared, collection), prepared, progress)
+        return self.commit(self.register(prepared, collection).record, prepared, progress)
 
     def wait_idle(self, timeout: float) -> bool:
         """Block until no document is being written (at most `timeout` seconds); True when idle."""

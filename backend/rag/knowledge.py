@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
+from backend.contract.api import UploadOutcome
 from backend.rag.collections import RegistryCollections
 from backend.rag.embeddings import onnx_dir
 from backend.rag.files import document_files
@@ -130,14 +131,15 @@ class KnowledgeBase:
             if not await asyncio.to_thread(self.ingestor.wait_idle, SHUTDOWN_WAIT_SECONDS):
                 log.warning("an ingestion was still running at shutdown; it is marked interrupted on next start")
 
-    async def submit(self, name: str, data: bytes, collection: str = "") -> tuple[DocumentRecord, str]:
-        """Check and parse now (DocumentError on bad input), embed in the background; returns (record, outcome)."""
+    async def submit(self, name: str, data: bytes, collection: str = "") -> tuple[DocumentRecord, UploadOutcome]:
+        """Check and parse now (DocumentError on bad input), embed in the background; returns the record and
+        whether the file was new, a new version of a document of that name, or the same file again."""
         prepared = await asyncio.to_thread(self.ingestor.prepare, name, data)
         if same := self.ingestor.unchanged(prepared, collection):
             return same, "unchanged"
-        record = await asyncio.to_thread(self.ingestor.register, prepared, collection)
+        record, outcome = await asyncio.to_thread(self.ingestor.register, prepared, collection)
         await self._queue.put((record, prepared))
-        return record, "queued"
+        return record, outcome
 
     async def ingest_now(self, name: str, data: bytes, collection: str = "") -> str:
         """Ingest synchronously (CLI, tests, sample corpus); returns added, updated or unchanged."""

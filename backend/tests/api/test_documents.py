@@ -213,3 +213,20 @@ async def test_an_upload_says_whether_each_file_is_new_a_new_version_or_the_same
 async def test_a_file_name_with_quotes_as_a_browser_escapes_them_is_stored_as_the_user_wrote_it(client):
     body = (await upload(client, ("Rapport %22Q3%22.md", b"# Q3\n\nRevenue grew.\n"))).json()
     assert body["documents"][0]["name"] == 'Rapport "Q3".md'  # a tester's upload was listed as Rapport %22Q3%22.md
+
+
+async def test_two_uploads_of_one_new_name_at_once_say_new_then_replaced_and_the_last_is_searched(app, client):
+    # both said "new" (each read the name before either registered it), and the vector store kept the first copy's
+    # vectors while the keyword index held the second's
+    shed = b"# Shed\n\nThe bike shed code is 4711. It is behind building C.\n"
+    garage = b"# Shed\n\nThe bike shed moved to the parking garage, level -1, in March.\n"
+    replies = await asyncio.gather(upload(client, ("shed.md", shed)), upload(client, ("shed.md", garage)))
+    accepted = [r.json()["documents"][0] for r in replies]
+    assert sorted(d["outcome"] for d in accepted) == ["new", "replaced"] and len({d["id"] for d in accepted}) == 1
+    last = garage if accepted[1]["outcome"] == "replaced" else shed
+    await app.state.services.knowledge.drain()
+    doc_id = accepted[0]["id"]
+    assert (await wait_ready(client, doc_id))["status"] == "ready"
+    vectors = app.state.services.knowledge.collection.get(where={"document_id": doc_id})["documents"]
+    text = (await client.get(f"/api/documents/{doc_id}/text")).json()["text"]
+    assert vectors == [text] and text in last.decode()

@@ -1,7 +1,10 @@
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from backend.rag.ingestion import Prepared, Registered
 from backend.rag.knowledge import KnowledgeBase
 from backend.rag.loaders import DocumentError
 from backend.tests.conftest import fake_settings
@@ -70,6 +73,55 @@ def test_failing_embedding_leaves_no_partial_chunks_and_keeps_previous_version(k
     assert record.version == 1 and record.status == "ready" and "disk full" in record.error
     assert all("30 days" not in t for t in vectors_of(kb, doc_id))
     assert "28 days" in " ".join(vectors_of(kb, doc_id))
+
+
+def chunk_texts(kb: KnowledgeBase, doc_id: str) -> list[str]:
+    return sorted(r["text"] for r in kb.index.rows("SELECT text FROM chunks WHERE doc_id = ?", (doc_id,)))
+
+
+def test_a_version_queued_behind_another_of_a_new_name_replaces_it_in_every_index(kb):
+    # a user uploads a file, then a corrected copy before the first is embedded: both were registered as version 0,
+    # both were committed as version 1, and the vector store kept the first copy's vectors (a known id is ignored)
+    # while the keyword index and the document's text held the second's
+    first, second = (kb.ingestor.prepare("policy.md", v) for v in (V1, V2))
+    queued = [kb.ingestor.register(p) for p in (first, second)]
+    assert [q.outcome for q in queued] == ["new", "replaced"] and queued[0].record.id == queued[1].record.id
+    results = [kb.ingestor.commit(q.record, p) for q, p in zip(queued, (first, second), strict=True)]
+    doc_id = queued[0].record.id
+    assert [(r.outcome, r.record.version) for r in results] == [("added", 1), ("updated", 2)]
+    assert vectors_of(kb, doc_id) == chunk_texts(kb, doc_id) and "30 days" in " ".join(vectors_of(kb, doc_id))
+    assert all("28 days" not in h["text"] for h in kb.retriever.run("how many days of annual leave?", 4).sources)
+
+
+def test_vectors_an_interrupted_ingestion_left_under_the_next_version_are_replaced(kb):
+    prepared = kb.ingestor.prepare("policy.md", V2)
+    queued = kb.ingestor.register(prepared)
+    doc_id = queued.record.id
+    stale = [f"{doc_id}:1:{c.index}" for c in prepared.chunks]  # a process killed after adding them, before activating
+    kb.collection.add(
+        ids=stale,
+        embeddings=kb.ingestor._embed(["Staff get 28 days of annual leave."] * len(stale)),
+        documents=["Staff get 28 days of annual leave."] * len(stale),
+        metadatas=[{"document_id": doc_id, "version": 1} for _ in stale],
+    )
+    kb.ingestor.commit(queued.record, prepared)
+    assert vectors_of(kb, doc_id) == chunk_texts(kb, doc_id) and "30 days" in " ".join(vectors_of(kb, doc_id))
+
+
+def test_uploads_of_one_new_name_at_once_make_one_document_and_one_of_them_is_new(kb):
+    prepared = [
+        kb.ingestor.prepare("rates.md", f"# Rates\n\nMileage is 0.{40 + k} euros per km.".encode()) for k in range(6)
+    ]
+    start = threading.Barrier(len(prepared))
+
+    def register(p: Prepared) -> Registered:
+        start.wait()
+        return kb.ingestor.register(p)
+
+    with ThreadPoolExecutor(len(prepared)) as pool:
+        queued = list(pool.map(register, prepared))  # before: by_name then insert, so two could both insert
+    assert sorted(q.outcome for q in queued) == ["new"] + ["replaced"] * 5
+    assert len({q.record.id for q in queued}) == 1 and [d.name for d in kb.index.documents()] == ["rates.md"]
 
 
 def test_bad_names_are_rejected_before_anything_is_stored(kb):
