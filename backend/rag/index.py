@@ -66,7 +66,7 @@ def _dicts(cursor: Cursor, description: Any) -> list[dict[str, Any]]:
 # the active version's chunks, with their document's name (not `c.*`: on Postgres it would drag the tsvector along)
 _CHUNK = 'c.doc_id, c.version, c.idx, c.text, c.page, c.section, c.start, c."end", c.hash, d.name AS document'
 _ACTIVE = "FROM chunks c JOIN documents d ON d.id = c.doc_id AND d.version = c.version"
-SPANS_PER_READ = 100  # well under SQLite's expression depth (1000) and variable (32766) limits
+SPANS_PER_READ = 100  # spans or documents per read: under SQLite's expression depth (1000) and variable (32766) limits
 # keyword search per engine, with {scope} to fill
 _KEYWORDS = {
     "sqlite": f"SELECT {_CHUNK}, -bm25(chunks_fts) AS score FROM chunks_fts "
@@ -229,9 +229,14 @@ class KnowledgeIndex:
         rows = self.rows(_KEYWORDS[self.db.dialect].replace("{scope}", scope), args)
         return [(_chunk(r), float(r["score"])) for r in rows]
 
-    def active_texts(self) -> list[str]:
-        """The text of every active version's chunk."""
-        return [r["text"] for r in self.rows(f"SELECT c.text {_ACTIVE}")]
+    def active_texts(self, doc_ids: list[str]) -> list[tuple[str, str]]:
+        """(document id, text) of every chunk of these documents' active versions."""
+        found: list[tuple[str, str]] = []
+        for start in range(0, len(doc_ids), SPANS_PER_READ):
+            ids = doc_ids[start : start + SPANS_PER_READ]
+            sql = f"SELECT c.doc_id, c.text {_ACTIVE} WHERE c.doc_id IN ({', '.join('?' for _ in ids)})"
+            found += [(r["doc_id"], r["text"]) for r in self.rows(sql, tuple(ids))]
+        return found
 
     def sections(self) -> list[tuple[str, str]]:
         """(document id, section heading) of every active version's chunks that have one, each pair once."""

@@ -47,7 +47,7 @@ class ReaderView:
         if self.speller is None:
             return []
         versions = self.index.active_versions()
-        return self.speller.terms(query, _state(versions), self.index.active_texts, self._holds(versions))
+        return self.speller.terms(query, versions, self.index.active_texts, self._holds(versions))
 
     def _foreign(self, query: str) -> bool:
         """Foreign by English alone for a reader of some documents: the documents' words are everyone's, and which
@@ -57,7 +57,7 @@ class ReaderView:
         versions = self.index.active_versions()
         respelt_query = self.respelt(query, versions)
         every = self.readable is None
-        return self.speller.foreign(respelt_query, _state(versions), self.index.active_texts, documents_words=every)
+        return self.speller.foreign(respelt_query, versions, self.index.active_texts, documents_words=every)
 
     def _holds(self, versions: dict[str, int]) -> Callable[[str], bool] | None:
         """Whether a document the reader may read holds a word or code (None: the reader reads every document)."""
@@ -76,7 +76,7 @@ class ReaderView:
         the vocabulary is shared by every reader; a reader's respelling needs a word they may read)."""
         if self.speller is None:
             return query
-        fixes = self.speller.fixes(query, _state(versions), self.index.active_texts, self._holds(versions))
+        fixes = self.speller.fixes(query, versions, self.index.active_texts, self._holds(versions))
         return respelt(query, fixes)
 
     async def document_names(self) -> list[str]:
@@ -115,8 +115,3 @@ class ReaderView:
         """Ids of the named searchable documents (case-insensitive), or None when none of them exists."""
         wanted = {n.lower() for n in documents}
         return [d.id for d in self.searchable() if d.name.lower() in wanted] or None
-
-
-def _state(versions: dict[str, int]) -> tuple:
-    """What identifies the documents' state for the speller's vocabulary."""
-    return tuple(sorted(versions.items()))

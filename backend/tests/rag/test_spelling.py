@@ -1,5 +1,7 @@
 """Respelling of misspelt question words against the documents' vocabulary (rag/spelling.py)."""
 
+from collections.abc import Callable
+
 from backend.rag.spelling import Speller, edits_within, respelt
 
 ENGLISH = frozenset({"timer", "time", "leave", "annual", "handle", "restate", "receive", "days", "quantitative"})
@@ -9,8 +11,13 @@ DOCS = [
 ]
 
 
+def corpus(docs: list[str]) -> tuple[dict[str, int], Callable[[list[str]], list[tuple[str, str]]]]:
+    """The texts as documents d0, d1, … at version 1, and the reader of their texts."""
+    return {f"d{i}": 1 for i in range(len(docs))}, lambda ids: [(d, docs[int(d[1:])]) for d in ids]
+
+
 def fixes(text: str, docs: list[str] = DOCS, readable=None) -> dict[str, str]:
-    return Speller(ENGLISH).fixes(text, 1, lambda: docs, readable)
+    return Speller(ENGLISH).fixes(text, *corpus(docs), readable)
 
 
 def test_a_misspelt_word_is_respelt_as_the_documents_spell_it():
@@ -50,28 +57,34 @@ def test_a_word_only_a_document_the_reader_cannot_read_holds_is_not_offered():
     assert fixes("anual leeve", readable=lambda word: word != "annual") == {"leeve": "leave"}
 
 
-def test_the_vocabulary_is_read_again_when_the_documents_change():
+def test_only_documents_changed_since_the_last_read_are_read_again():
     speller, reads = Speller(ENGLISH), []
+    texts = {"price": "The purchase price is 10.", "leave": "Annual leave is 28 days.", "old": "The fomer office."}
 
-    def texts(docs):
-        return lambda: reads.append(1) or docs
+    def read(ids: list[str]) -> list[tuple[str, str]]:
+        reads.append(sorted(ids))
+        return [(d, texts[d]) for d in ids]
 
-    assert speller.fixes("the purchse price", 1, texts(DOCS)) == {}
-    assert speller.fixes("the purchse price", 1, texts(["The purchase price is 10."])) == {}  # same version: cached
-    assert speller.fixes("the purchse price", 2, texts(["The purchase price is 10."])) == {"purchse": "purchase"}
-    assert len(reads) == 2
+    assert speller.fixes("the purchse price", {"leave": 1}, read) == {}
+    assert speller.fixes("the purchse price", {"leave": 1}, read) == {}  # same versions: nothing read
+    assert speller.fixes("the purchse price", {"leave": 1, "price": 1}, read) == {"purchse": "purchase"}
+    texts["price"] = "The sale price is 10."
+    assert speller.fixes("the purchse price", {"leave": 1, "price": 2}, read) == {}  # version 1's words are gone
+    assert speller.fixes("the anual leeve", {"leave": 1, "price": 2}, read) == {"anual": "annual", "leeve": "leave"}
+    assert speller.fixes("the anual leeve", {"price": 2}, read) == {}  # a removed document's words are gone too
+    assert reads == [["leave"], ["price"], ["price"]]
 
 
 def test_without_an_english_vocabulary_nothing_is_respelt():
-    assert Speller(frozenset()).fixes("anual leeve", 1, lambda: DOCS) == {}
+    assert Speller(frozenset()).fixes("anual leeve", *corpus(DOCS)) == {}
 
 
 def test_the_documents_own_words_and_codes_in_a_question_are_its_terms():
     docs = ["The Zephyr-9 by Northwind shows E4 and E7. The car park at Lindenhof has six charging bays."]
     speller = Speller(ENGLISH | {"code", "error", "mean", "park"})
-    terms = speller.terms("What does error code E5 mean on the Zephyr-9 at Lindenhof?", 1, lambda: docs)
+    terms = speller.terms("What does error code E5 mean on the Zephyr-9 at Lindenhof?", *corpus(docs))
     assert terms == ["Zephyr-9", "Lindenhof"]  # E5 is no code of the documents; English words are no terms
-    assert speller.terms("What time is it in Oslo?", 1, lambda: docs) == []
+    assert speller.terms("What time is it in Oslo?", *corpus(docs)) == []
 
 
 def test_a_capitalised_word_inside_a_sentence_is_a_name_the_user_means_and_is_not_respelt():
@@ -86,14 +99,14 @@ def test_a_question_typed_with_decomposed_accents_is_read_as_its_letters():
 
 def test_two_words_are_too_few_to_call_a_question_foreign():
     speller = Speller(ENGLISH | {"what", "explain"})
-    assert not speller.foreign("What is ChatGPT?", 1, lambda: DOCS)
-    assert not speller.foreign("Explain Terraform", 1, lambda: DOCS)
-    assert speller.foreign("Combien de jours de congé annuel ai-je ?", 1, lambda: DOCS)
-    assert speller.foreign("年假有多少天？", 1, lambda: DOCS)
+    assert not speller.foreign("What is ChatGPT?", *corpus(DOCS))
+    assert not speller.foreign("Explain Terraform", *corpus(DOCS))
+    assert speller.foreign("Combien de jours de congé annuel ai-je ?", *corpus(DOCS))
+    assert speller.foreign("年假有多少天？", *corpus(DOCS))
 
 
 def test_a_term_only_a_document_the_reader_cannot_read_holds_is_not_named():
     docs = ["The ZX-41 is made by Zephyrcorp."]
     speller = Speller(ENGLISH)
-    assert speller.terms("Is the ZX-41 by Zephyrcorp?", 1, lambda: docs) == ["ZX-41", "Zephyrcorp"]
-    assert speller.terms("Is the ZX-41 by Zephyrcorp?", 1, lambda: docs, readable=lambda t: False) == []
+    assert speller.terms("Is the ZX-41 by Zephyrcorp?", *corpus(docs)) == ["ZX-41", "Zephyrcorp"]
+    assert speller.terms("Is the ZX-41 by Zephyrcorp?", *corpus(docs), readable=lambda t: False) == []
