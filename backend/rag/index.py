@@ -18,6 +18,7 @@ from backend.clock import now
 from backend.rag import pgkeywords
 from backend.rag.chunking import Chunk
 from backend.rag.index_schema import setup_sqlite
+from backend.rag.loaders import DocumentError
 from backend.rag.terms import content_terms, fts_query
 from backend.store.database import Conn, Cursor, Database
 
@@ -66,6 +67,7 @@ def _dicts(cursor: Cursor, description: Any) -> list[dict[str, Any]]:
 # the active version's chunks, with their document's name (not `c.*`: on Postgres it would drag the tsvector along)
 _CHUNK = 'c.doc_id, c.version, c.idx, c.text, c.page, c.section, c.start, c."end", c.hash, d.name AS document'
 _ACTIVE = "FROM chunks c JOIN documents d ON d.id = c.doc_id AND d.version = c.version"
+_AFTER = {False: ("ready", 1.0), True: ("queued", 0.0)}  # status and progress once a version is active
 SPANS_PER_READ = 100  # spans or documents per read: under SQLite's expression depth (1000) and variable (32766) limits
 # keyword search per engine, with {scope} to fill
 _KEYWORDS = {
@@ -170,8 +172,11 @@ class KnowledgeIndex:
         flagged: int = 0,
         text: str | None = None,
         page_spans: list[tuple[int, int, int]] | None = None,
+        queued: bool = False,
     ) -> None:
-        """Swap the document's chunks (and its text, which their spans index) for `version`'s and mark it ready."""
+        """Swap the document's chunks (and its text, which their spans index) for `version`'s and mark it ready, or
+        queued when a newer version waits behind it. DocumentError 409, with nothing written, when the document was
+        removed meanwhile (with its collection)."""
         with self.transaction() as c:
             if text is not None:
                 c.execute(
@@ -185,11 +190,13 @@ class KnowledgeIndex:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, version, k.index, k.text, k.page, k.section, k.start, k.end, k.hash) for k in chunks],
             )
-            c.execute(
+            updated = c.execute(
                 "UPDATE documents SET type = ?, size = ?, pages = ?, chunks = ?, sha256 = ?, version = ?, "
-                "status = 'ready', progress = 1, error = NULL, ingested_at = ?, flagged = ? WHERE id = ?",
-                (type_, size, pages, len(chunks), sha256, version, now(), flagged, doc_id),
+                "status = ?, progress = ?, error = NULL, ingested_at = ?, flagged = ? WHERE id = ?",
+                (type_, size, pages, len(chunks), sha256, version, *_AFTER[queued], now(), flagged, doc_id),
             )
+            if updated.rowcount == 0:
+                raise DocumentError(409, f"document {doc_id} was removed before its ingestion finished")
         self._corpus.stale()
 
     def delete(self, doc_id: str) -> bool:

@@ -4,6 +4,7 @@ import hashlib
 import logging
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -96,6 +97,10 @@ class Ingestor:
         self._embed = embed
         self._target, self._overlap = target_tokens, overlap_tokens
         self._lock = threading.Lock()
+        # versions registered and not committed yet, by document id: the document's lease is held (and it is not
+        # "ready" nor "unchanged") until the last of them is committed
+        self._queued: Counter[str] = Counter()
+        self._queued_lock = threading.Lock()
 
     def prepare(self, name: str, data: bytes) -> Prepared:
         """Check and parse a file without touching the stores; raises DocumentError with a 4xx status."""
@@ -111,7 +116,9 @@ class Ingestor:
         """The stored record when this exact file is already indexed in the collection."""
         record = self.index.by_name(prepared.name, collection)
         if record and record.status == "ready" and record.sha256 == prepared.data_sha256:
-            return record
+            with self._queued_lock:
+                if not self._queued[record.id]:  # a newer version queued would replace it: this file is news again
+                    return record
         return None
 
     def register(self, prepared: Prepared, collection: str = "") -> Registered:
@@ -123,30 +130,57 @@ class Ingestor:
             existing = self.index.by_name(prepared.name, collection)
             doc_id = existing.id if existing else uuid.uuid4().hex[:16]
             name = existing.name if existing else prepared.name
-            if self.leases and not self.leases.take(doc_id):
+            if not self._hold(doc_id):
                 raise DocumentError(409, f"{name} is being ingested by another server; try again once it is ready")
-            outcome = self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection)
-            if outcome is not None:
-                record = self.index.document(doc_id)
-                assert record is not None
+            try:
+                outcome = self.index.upsert_pending(doc_id, name, prepared.loaded.type, prepared.size, collection)
+                record = self.index.document(doc_id) if outcome is not None else None
+            except BaseException:
+                self._let_go(doc_id)
+                raise
+            if outcome is not None and record is not None:
                 return Registered(record, outcome)
+            self._let_go(doc_id)
+        raise DocumentError(409, f"{name}: its collection was removed or the document moved meanwhile; try again")
+
+    def _hold(self, doc_id: str) -> bool:
+        """Count one more queued version of the document, taking its lease for the first; False when another
+        process holds the lease."""
+        with self._queued_lock:
+            if not self._queued[doc_id] and self.leases and not self.leases.take(doc_id):
+                return False
+            self._queued[doc_id] += 1
+            return True
+
+    def _let_go(self, doc_id: str) -> None:
+        """One queued version of the document fewer; the lease is released with the last one."""
+        with self._queued_lock:
+            self._queued[doc_id] -= 1
+            if self._queued[doc_id] > 0:
+                return
+            del self._queued[doc_id]
             if self.leases:
                 self.leases.release(doc_id)
-        raise DocumentError(409, f"{name}: its collection was removed or the document moved meanwhile; try again")
+
+    def _queued_after(self, doc_id: str) -> bool:
+        """Whether another version of the document is queued behind the one being committed."""
+        with self._queued_lock:
+            return self._queued[doc_id] > 1
 
     def commit(self, record: DocumentRecord, prepared: Prepared, progress: Progress | None = None) -> IngestResult:
         """Embed the chunks under a new version, switch the document to it atomically, drop the old vectors."""
         try:
             return self._commit(record, prepared, progress)
         finally:
-            if self.leases:
-                self.leases.release(record.id)
+            self._let_go(record.id)
 
     def _commit(self, queued: DocumentRecord, prepared: Prepared, progress: Progress | None) -> IngestResult:
         with self._lock:
             # read again: a version committed since this one was registered (two uploads of one name, the second
             # queued behind the first) is the one this replaces, else both would write the same version's vectors
-            record = self.index.document(queued.id) or queued
+            record = self.index.document(queued.id)
+            if record is None:  # deleted while queued: nothing to write
+                raise DocumentError(409, f"{queued.name} was deleted before it was ingested")
             version = record.version + 1
             ids = [f"{record.id}:{version}:{c.index}" for c in prepared.chunks]
             self.index.set_status(record.id, "processing", 0.0)
@@ -166,9 +200,12 @@ class Ingestor:
                     sha256=prepared.data_sha256,
                     text=full_text(prepared.loaded.sections),
                     page_spans=page_spans(prepared.loaded.sections) or None,
+                    queued=self._queued_after(record.id),
                 )
             except Exception as exc:
                 self._collection.delete(ids=ids)
+                if self.files and self.index.document(record.id) is None:  # removed meanwhile with its collection
+                    self.files.delete(record.id)
                 self.index.set_status(
                     record.id, "ready" if record.version else "failed", 1.0, f"ingestion failed: {exc}"
                 )

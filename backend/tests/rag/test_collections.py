@@ -141,7 +141,9 @@ def test_registry_from_before_collections_is_upgraded_in_place(tmp_path):
     assert index.upsert_pending("d2", "a.md", "markdown", 1, collection=c1)  # same name, another collection
     assert index.by_name("A.MD", c1).id == "d2" and index.by_name("a.md").id == "d1"
     # a new version registered for d2 as it was in no collection, after d2 moved to c1: refused, nothing changed
+    # (that collection's a.md is d1), and as b.md there (d2 is c1's: its id is taken)
     assert not index.upsert_pending("d2", "a.md", "markdown", 9)
+    assert not index.upsert_pending("d2", "b.md", "markdown", 9)
     assert not index.upsert_pending("d3", "b.md", "markdown", 1, collection="removed")  # no such collection
     assert index.document("d2").collection == c1 and index.document("d2").size == 1 and index.document("d3") is None
     db.close()
