@@ -236,13 +236,13 @@ class KnowledgeIndex:
         rows = self.rows(_KEYWORDS[self.db.dialect].replace("{scope}", scope), args)
         return [(_chunk(r), float(r["score"])) for r in rows]
 
-    def active_texts(self, doc_ids: list[str]) -> list[tuple[str, str]]:
-        """(document id, text) of every chunk of these documents' active versions."""
-        found: list[tuple[str, str]] = []
+    def active_texts(self, doc_ids: list[str]) -> list[tuple[str, int, str]]:
+        """(document id, version, text) of every chunk of these documents' active versions."""
+        found: list[tuple[str, int, str]] = []
         for start in range(0, len(doc_ids), SPANS_PER_READ):
             ids = doc_ids[start : start + SPANS_PER_READ]
-            sql = f"SELECT c.doc_id, c.text {_ACTIVE} WHERE c.doc_id IN ({', '.join('?' for _ in ids)})"
-            found += [(r["doc_id"], r["text"]) for r in self.rows(sql, tuple(ids))]
+            sql = f"SELECT c.doc_id, c.version, c.text {_ACTIVE} WHERE c.doc_id IN ({', '.join('?' for _ in ids)})"
+            found += [(r["doc_id"], r["version"], r["text"]) for r in self.rows(sql, tuple(ids))]
         return found
 
     def sections(self) -> list[tuple[str, str]]:

@@ -226,12 +226,12 @@ def test_a_misspelt_question_is_searched_as_the_documents_spell_it(kb):
 
 async def test_a_new_version_of_a_document_changes_the_respelling_and_a_deleted_document_leaves_it(kb):
     # the speller counts each document version once: the changed document's words are counted again, the others' kept
-    assert await kb.retriever.spelled("puffns and the bakerry") == "puffins and the bakery"
-    bakery = kb.ingestor.ingest("bakery.md", b"# Bread\n\nThe bakery bakes rye bread and puffballs.").record.id
-    assert await kb.retriever.spelled("puffns and the bakerry") == "puffins and the bakery"  # the lighthouse's word
+    assert await kb.retriever.spelled("puffns and bread every mornng") == "puffins and bread every morning"
+    bakery = kb.ingestor.ingest("bakery.md", b"# Bread\n\nThe bakery bakes rye bread at noon.").record.id
+    assert await kb.retriever.spelled("puffns and bread every mornng") == "puffins and bread every mornng"
     lighthouse = next(d.id for d in kb.retriever.searchable() if d.name == "lighthouse.md")
     kb.ingestor.delete(lighthouse)
-    assert await kb.retriever.spelled("puffns and the bakerry and the staton") == "puffns and the bakery and the staton"
+    assert await kb.retriever.spelled("puffns and the bakerry") == "puffns and the bakery"
     kb.ingestor.delete(bakery)
     assert await kb.retriever.spelled("puffns and the bakerry") == "puffns and the bakerry"
 
