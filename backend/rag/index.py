@@ -199,6 +199,16 @@ class KnowledgeIndex:
                 raise DocumentError(409, f"document {doc_id} was removed before its ingestion finished")
         self._corpus.stale()
 
+    def settle_queued(self, doc_id: str) -> None:
+        """A document left "queued" with no version coming: ready with the version it has, or failed without one."""
+        with self.transaction() as c:
+            c.execute(
+                "UPDATE documents SET status = CASE WHEN version > 0 THEN 'ready' ELSE 'failed' END, progress = 1, "
+                "error = CASE WHEN version > 0 THEN error ELSE 'the upload was not ingested; upload it again' END "
+                "WHERE id = ? AND status = 'queued'",
+                (doc_id,),
+            )
+
     def delete(self, doc_id: str) -> bool:
         """Remove a document and its chunks; False when it did not exist."""
         with self.transaction() as c:

@@ -153,14 +153,18 @@ class Ingestor:
             return True
 
     def _let_go(self, doc_id: str) -> None:
-        """One queued version of the document fewer; the lease is released with the last one."""
+        """One queued version of the document fewer; with the last one the lease is released, and a status left
+        "queued" by a version committed while a later one was registering, which then failed, is settled."""
         with self._queued_lock:
             self._queued[doc_id] -= 1
             if self._queued[doc_id] > 0:
                 return
-            del self._queued[doc_id]
-            if self.leases:
-                self.leases.release(doc_id)
+            try:
+                self.index.settle_queued(doc_id)
+                if self.leases:
+                    self.leases.release(doc_id)
+            finally:
+                del self._queued[doc_id]
 
     def _queued_after(self, doc_id: str) -> bool:
         """Whether another version of the document is queued behind the one being committed."""

@@ -137,6 +137,11 @@ class KnowledgeBase:
         prepared = await asyncio.to_thread(self.ingestor.prepare, name, data)
         if same := self.ingestor.unchanged(prepared, collection):
             return same, "unchanged"
+        # shielded: a version registered is queued, and so committed (which lets go of its lease), even when the
+        # request is cancelled meanwhile (the client went away): else the document stayed queued and leased for good
+        return await asyncio.shield(self._register(prepared, collection))
+
+    async def _register(self, prepared: Prepared, collection: str) -> tuple[DocumentRecord, UploadOutcome]:
         record, outcome = await asyncio.to_thread(self.ingestor.register, prepared, collection)
         await self._queue.put((record, prepared))
         return record, outcome

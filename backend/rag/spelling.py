@@ -42,6 +42,7 @@ _CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)
 UNSPACED = 0x2E80  # CJK and later scripts: a "word" may be a whole question
 FOREIGN_SHARE = 0.5
 FOREIGN_MIN_WORDS = 3  # a question is foreign when fewer than half its words are English or the documents'
+NAMES_SLACK, NAMES_FLOOR = 2, 1024  # words numbered beyond twice those counted (and 1,024) are renumbered
 
 
 def english_words(tokenizer_json: Path) -> frozenset[str]:
@@ -206,6 +207,10 @@ class Speller:
         texts: dict[tuple[str, int], list[str]] = defaultdict(list)
         for doc_id, version, text in read_texts(missing) if missing else ():
             texts[(doc_id, version)].append(text)
+        read = {doc_id for doc_id, _ in texts}
+        for doc_id in missing:
+            if doc_id not in read:  # no chunk (deleted meanwhile; uploads without text are refused): counted empty
+                texts[(doc_id, versions[doc_id])] = []
         counted = {key: count_words(chunks) for key, chunks in texts.items()}
         with self._lock:
             for key, (words, codes) in counted.items():
@@ -217,6 +222,8 @@ class Speller:
                 words_packed, codes_packed = self._counted.pop(key)
                 self._take_off(self._words, words_packed)
                 self._take_off(self._codes, codes_packed)
+            if len(self._names) > NAMES_SLACK * (len(self._words) + len(self._codes)) + NAMES_FLOOR:
+                self._renumber()
             vocabulary = Vocabulary(Counter(self._words), frozenset(self._codes))
             if all(key in self._counted for key in versions.items()):
                 self._vocabulary = (dict(versions), vocabulary)
@@ -231,6 +238,16 @@ class Speller:
                 self._names.append(word)
             packed.extend((number, n))
         return packed
+
+    def _renumber(self) -> None:
+        """Number only the words some counted version still holds (under the lock): words of versions taken off
+        stayed numbered, and documents that change often would grow the table without end (review)."""
+        names, self._ids, self._names = self._names, {}, []
+
+        def renumbered(packed: array) -> array:
+            return self._packed(Counter({names[packed[k]]: packed[k + 1] for k in range(0, len(packed), 2)}))
+
+        self._counted = {key: (renumbered(w), renumbered(c)) for key, (w, c) in self._counted.items()}
 
     def _take_off(self, total: Counter[str], packed: array) -> None:
         """Subtract packed counts from a total, dropping what reaches zero (under the lock)."""

@@ -2,7 +2,9 @@
 before): the lease, the status, a re-upload, a deletion meanwhile, a failed registration. A fake embedder (hash
 bytes as a vector) stands in for MiniLM: the vectors' values do not matter here, only which texts they carry."""
 
+import asyncio
 import hashlib
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +14,7 @@ import pytest
 from backend.rag.files import document_files
 from backend.rag.index import KnowledgeIndex
 from backend.rag.ingestion import Ingestor
-from backend.rag.knowledge import knowledge_database
+from backend.rag.knowledge import KnowledgeBase, knowledge_database
 from backend.rag.leases import IngestLeases
 from backend.rag.loaders import DocumentError
 from backend.rag.store import VectorStore, open_vectors
@@ -103,3 +105,49 @@ def test_a_registration_that_fails_releases_the_lease(tmp_path, engine, monkeypa
         with pytest.raises(RuntimeError):
             ingestor.register(ingestor.prepare("policy.md", V2))
         assert not ingestor.leases.live()
+
+
+def test_a_version_committed_while_a_later_one_fails_to_register_ends_ready_not_queued(tmp_path, engine, monkeypatch):
+    # second review: the first version was committed as "queued" (the second was counted), the second's registration
+    # then failed, and the document stayed queued with nothing behind it
+    with opened(tmp_path, engine) as (db, index, store, ingestor):
+        first = ingestor.prepare("policy.md", V1)
+        queued = ingestor.register(first)
+
+        def commit_the_first_then_fail(*args, **kwargs):
+            ingestor.commit(queued.record, first)
+            raise RuntimeError("connection lost")
+
+        monkeypatch.setattr(index, "upsert_pending", commit_the_first_then_fail)
+        with pytest.raises(RuntimeError):
+            ingestor.register(ingestor.prepare("policy.md", V2))
+        record = index.document(queued.record.id)
+        assert (record.status, record.version) == ("ready", 1) and not ingestor.leases.live()
+
+
+async def test_an_upload_cancelled_while_it_registers_is_still_ingested_and_lets_go_of_its_lease(tmp_path, engine):
+    # the client went away while the row was being written: the version was registered (leased, counted as queued)
+    # but never queued, so the document stayed queued and leased until a restart
+    settings = fake_settings(tmp_path, **engine)
+    with knowledge_database(settings) as db:
+        kb = KnowledgeBase(settings, db, open_vectors(settings, db, None), fake_embed, "fake")
+        register = kb.ingestor.register
+
+        def slow_register(*args):
+            time.sleep(0.3)
+            return register(*args)
+
+        kb.ingestor.register = slow_register  # type: ignore[method-assign]
+        async with kb.running():
+            upload = asyncio.create_task(kb.submit("policy.md", V1))
+            await asyncio.sleep(0.1)
+            upload.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await upload
+            for _ in range(100):  # the version commits in the background; its lease goes once the commit returns
+                record = kb.index.by_name("policy.md")
+                if record and record.status == "ready" and not kb.ingestor._queued:
+                    break
+                await asyncio.sleep(0.05)
+            assert record is not None and record.status == "ready"
+            assert not kb.ingestor.leases.live() and not kb.ingestor._queued

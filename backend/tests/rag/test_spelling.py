@@ -111,6 +111,29 @@ def test_a_turn_that_saw_an_older_state_does_not_leave_a_newer_one_without_its_w
     assert speller.fixes("the anual leeve", newer, read) == {"anual": "annual", "leeve": "leave"}
 
 
+def test_words_of_versions_taken_off_are_not_kept_numbered_for_good():
+    # second review: every word ever seen stayed numbered, so documents that change often grew the table without end
+    speller = Speller(ENGLISH)
+    for version in range(1, 1001):
+        texts = [("log", version, f"Ticket entry{version}a and entry{version}b closed.")]
+        speller.fixes("the ticcket", {"log": version}, lambda _, t=texts: t)
+    assert len(speller._names) < 1100  # 2,001 words were seen; a handful are counted
+    assert speller.fixes("the ticcket", {"log": 1000}, lambda _: []) == {"ticcket": "ticket"}
+
+
+def test_a_document_with_no_text_at_its_version_is_not_read_on_every_question():
+    reads = []
+
+    def read(ids: list[str]) -> list[tuple[str, int, str]]:
+        reads.append(sorted(ids))
+        return [("leave", 1, "Annual leave is 28 days.")] if "leave" in ids else []
+
+    speller = Speller(ENGLISH)
+    for _ in range(3):
+        assert speller.fixes("the anual leeve", {"leave": 1, "empty": 1}, read) == {"anual": "annual", "leeve": "leave"}
+    assert reads == [["empty", "leave"]]
+
+
 def test_without_an_english_vocabulary_nothing_is_respelt():
     assert Speller(frozenset()).fixes("anual leeve", *corpus(DOCS)) == {}
 
