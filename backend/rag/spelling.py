@@ -120,7 +120,7 @@ class Speller:
         self._lock = threading.Lock()
         self._vocabulary: tuple[Versions, Vocabulary] | None = None
         # each document version's word and code counts, and their sums: a change of the documents reads and counts
-        # the changed documents only (a whole re-read cost about 0.1 s per MB of text on every upload; review). A
+        # the changed documents only (a whole re-read cost about 0.25 s per MB of text after every upload). A
         # version's counts are kept packed, (word id, count) pairs of the words numbered in `_names`: as Counters
         # they took 12 times the memory of the sums (review: 18 MB for 5 MB of text).
         self._counted: dict[tuple[str, int], tuple[array, array]] = {}
