@@ -14,6 +14,15 @@ from bench.lib.sse import parse_sse
 POEM = "Write a poem about the sea"  # goes to the model in chat mode
 
 
+async def until(condition, seconds: float = 10.0) -> None:
+    """Wait for the condition (polled every 5 ms); fail after `seconds`."""
+    for _ in range(int(seconds / 0.005)):
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the condition never held")
+
+
 def waits(events) -> list[str]:
     return [d["label"] for n, d in events if n == "status" and d["label"].startswith("Waiting for the model")]
 
@@ -27,14 +36,22 @@ async def test_turns_on_different_threads_wait_in_order_and_hear_their_place(tmp
         app.state.services.deps.chat_model = ScriptedChatModel(tokens_per_second=100)
         finished: list[str] = []
 
+        gate = app.state.services.models.gate
+
         async def ask(i: int) -> list:
-            await asyncio.sleep(0.05 * i)  # arrive in order 0, 1, 2
             body = {"message": POEM, "thread_id": f"q{i}", "mode": "chat"}
             events = parse_sse(await client.post("/api/chat/stream", json=body))
             finished.append(f"q{i}")
             return events
 
-        results = await asyncio.gather(*(ask(i) for i in range(3)))
+        # they arrive at the model in order 0, 1, 2: each is sent once the one before holds the model or waits for
+        # it (sent 50 ms apart, q2 once overtook q1 in the steps before the model, on Postgres)
+        asks = [asyncio.create_task(ask(0))]
+        await until(lambda: gate.free == 0)
+        asks.append(asyncio.create_task(ask(1)))
+        await until(lambda: gate.waiting == 1)
+        asks.append(asyncio.create_task(ask(2)))
+        results = await asyncio.gather(*asks)
     assert finished == ["q0", "q1", "q2"]  # one at a time, first come first served
     assert waits(results[0]) == []
     assert waits(results[1]) == ["Waiting for the model: 1 ahead"]
