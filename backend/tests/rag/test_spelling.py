@@ -16,6 +16,16 @@ def corpus(docs: list[str]) -> tuple[dict[str, int], Callable[[list[str]], list[
     return {f"d{i}": 1 for i in range(len(docs))}, lambda ids: [(d, 1, docs[int(d[1:])]) for d in ids]
 
 
+def reader(texts: dict[str, tuple[int, str]], reads: list[list[str]]) -> Callable[[list[str]], list]:
+    """The reader of the documents' texts ({id: (version, text)}, read when called), noting the ids each read asks."""
+
+    def read(ids: list[str]) -> list[tuple[str, int, str]]:
+        reads.append(sorted(ids))
+        return [(d, *texts[d]) for d in ids]
+
+    return read
+
+
 def fixes(text: str, docs: list[str] = DOCS, readable=None) -> dict[str, str]:
     return Speller(ENGLISH).fixes(text, *corpus(docs), readable)
 
@@ -60,10 +70,7 @@ def test_a_word_only_a_document_the_reader_cannot_read_holds_is_not_offered():
 def test_only_documents_changed_since_the_last_read_are_read_again():
     speller, reads = Speller(ENGLISH), []
     texts = {"price": (1, "The purchase price is 10."), "leave": (1, "Annual leave is 28 days.")}
-
-    def read(ids: list[str]) -> list[tuple[str, int, str]]:
-        reads.append(sorted(ids))
-        return [(d, *texts[d]) for d in ids]
+    read = reader(texts, reads)
 
     assert speller.fixes("the purchse price", {"leave": 1}, read) == {}
     assert speller.fixes("the purchse price", {"leave": 1}, read) == {}  # same versions: nothing read
@@ -80,10 +87,7 @@ def test_a_document_changed_while_it_is_read_is_counted_at_the_version_read_and_
     # question saw, so later questions missed the words of documents counted under no key
     speller, reads = Speller(ENGLISH), []
     texts = {"price": (2, "The sale price is 10."), "leave": (1, "Annual leave is 28 days.")}
-
-    def read(ids: list[str]) -> list[tuple[str, int, str]]:
-        reads.append(sorted(ids))
-        return [(d, *texts[d]) for d in ids]
+    read = reader(texts, reads)
 
     assert speller.fixes("the anual leeve", {"leave": 1, "price": 1}, read) == {"anual": "annual", "leeve": "leave"}
     assert speller.fixes("the sael price", {"leave": 1, "price": 1}, read) == {}  # not remembered: read again
