@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
@@ -69,6 +70,37 @@ async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
     migrate.upgrade(url)
     async with PostgresDatabase.open(url) as db:
         yield db
+
+
+REMEMBERED_TEXTS = 200_000  # about 300 MB of vectors at most
+
+
+@pytest.fixture(scope="session", autouse=True)
+def remembered_embeddings() -> Iterator[None]:
+    """The real offline MiniLM, with the vector of each text it has embedded in this run remembered: most API tests
+    start an app that ingests the same sample documents (32 chunks, about 1 s of the 1.6 s each app took to start;
+    about 13 minutes of CI over both storages). A text's vector is computed by the model the first time, so every
+    vector is the model's; only the repeats are skipped. Servers started as processes embed as the product does."""
+    from backend.rag.embeddings import OfflineMiniLM
+
+    forward = OfflineMiniLM._forward
+    known: dict[str, np.ndarray] = {}
+
+    def remembered(self: OfflineMiniLM, documents: list[str], batch_size: int = 32) -> np.ndarray:
+        new = list(dict.fromkeys(d for d in documents if d not in known))
+        if new:
+            vectors = forward(self, new, batch_size)
+            if len(known) + len(new) <= REMEMBERED_TEXTS:
+                known.update(zip(new, vectors, strict=True))
+            else:
+                return forward(self, documents, batch_size)
+        return np.stack([known[d] for d in documents]) if documents else forward(self, documents, batch_size)
+
+    OfflineMiniLM._forward = remembered  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        OfflineMiniLM._forward = forward  # type: ignore[method-assign]
 
 
 @pytest.fixture(autouse=True)
