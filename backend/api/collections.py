@@ -18,6 +18,7 @@ from backend.api.errors import responses
 from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
 from backend.contract.api import CollectionChange, CollectionOut, CollectionShare, NewCollection, ShareRequest
 from backend.contract.events import DoneEvent, SourcesEvent, StatusEvent
+from backend.contract.text import shown
 from backend.contract.types import NAME_NOT_AVAILABLE, PublicSource, Scope, Triage, withheld
 from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
 
@@ -42,7 +43,7 @@ async def readable_documents(services: Services, principal: Principal) -> frozen
 
 def missing_collection(collection_id: str) -> HTTPException:
     """The 404 of a collection that does not exist, or that the asker may not read: the same words."""
-    return HTTPException(404, f"collection {collection_id!r} does not exist; GET /api/collections lists yours")
+    return HTTPException(404, f"collection {shown(collection_id)} does not exist; GET /api/collections lists yours")
 
 
 async def writable_collection(services: Services, principal: Principal, collection_id: str | None) -> str:
@@ -247,7 +248,7 @@ async def _group_collection(services: Services, request: Request, collection_id:
     if record.kind != "group":
         raise HTTPException(422, f"{record.name!r} is a team collection, read by everyone: only group ones are shared")
     if group_id not in {g.id for g in await accounts_of(request).store.groups()}:
-        raise HTTPException(404, f"group {group_id!r} does not exist; GET /api/groups lists the groups")
+        raise HTTPException(404, f"group {shown(group_id)} does not exist; GET /api/groups lists the groups")
 
 
 @router.put("/{collection_id}/groups/{group_id}", status_code=204, responses=responses(401, 403, 404, 422))

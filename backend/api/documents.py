@@ -26,6 +26,7 @@ from backend.contract.api import (
     UploadedDocument,
     UploadRejected,
 )
+from backend.contract.text import shown
 from backend.rag.collections import DocumentNameTaken, Reader, may_write
 from backend.rag.index import DocumentRecord
 from backend.rag.loaders import DocumentError
@@ -109,7 +110,7 @@ async def _existing(services: Services, doc_id: str, principal: Principal) -> Do
     record = await asyncio.to_thread(services.knowledge.index.document, doc_id)
     readable = await readable_documents(services, principal) if record is not None else None
     if record is None or readable is not None and record.id not in readable:
-        raise HTTPException(404, f"document {doc_id!r} does not exist; GET /api/documents lists the documents")
+        raise HTTPException(404, f"document {shown(doc_id)} does not exist; GET /api/documents lists the documents")
     return record
 
 
@@ -119,15 +120,27 @@ async def get_document(doc_id: str, services: ServicesDep, principal: PrincipalD
     return _out(await _existing(services, doc_id, principal))
 
 
-@router.get("/{doc_id}/text", response_model=DocumentText, responses=responses(404))
+def _not_kept(record: DocumentRecord, missing: str) -> HTTPException:
+    """Why a document's text or file is not there: not ingested yet (409, wait), its ingestion failed, or an older
+    Ragline ingested it without keeping them (404, upload it again)."""
+    if record.version == 0 and record.status in ("queued", "processing"):
+        return HTTPException(
+            409, f"{record.name} is not ingested yet ({record.status}); try again once its status is ready"
+        )
+    if record.version == 0:
+        return HTTPException(
+            404, f"{missing}: its ingestion failed ({record.error or 'no reason given'}); fix it and upload it again"
+        )
+    return HTTPException(404, f"{missing} (ingested by an older version); upload it again")
+
+
+@router.get("/{doc_id}/text", response_model=DocumentText, responses=responses(404, 409))
 async def get_document_text(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> DocumentText:
     """The document's extracted text, which every source's `start`/`end` span indexes (and PDF page spans)."""
     record = await _existing(services, doc_id, principal)
     stored = await asyncio.to_thread(services.knowledge.index.document_text, doc_id)
     if stored is None:
-        raise HTTPException(
-            404, f"the text of {record.name} is not stored (ingested by an older version); upload it again"
-        )
+        raise _not_kept(record, f"the text of {record.name} is not stored")
     text, pages = stored
     spans = [PageSpan(page=p, start=s, end=e) for p, s, e in pages] if pages else None
     return DocumentText(id=record.id, name=record.name, type=record.type, text=text, pages=spans)
@@ -137,7 +150,7 @@ async def get_document_text(doc_id: str, services: ServicesDep, principal: Princ
     "/{doc_id}/file",
     response_class=FileResponse,
     responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "The uploaded file."}}
-    | responses(404),
+    | responses(404, 409),
 )
 async def get_document_file(doc_id: str, services: ServicesDep, principal: PrincipalDep) -> Response:
     """The uploaded file as it was (a PDF opens at a cited page); other types download, never render."""
@@ -146,7 +159,7 @@ async def get_document_file(doc_id: str, services: ServicesDep, principal: Princ
     path = files and await asyncio.to_thread(files.path, doc_id)
     data = None if path or files is None else await asyncio.to_thread(files.get, doc_id)  # in the database
     if path is None and data is None:
-        raise HTTPException(404, f"the file {record.name} is not kept (ingested by an older version); upload it again")
+        raise _not_kept(record, f"the file {record.name} is not kept")
     media_type = MEDIA_TYPES.get(record.type, "application/octet-stream")
     disposition = "inline" if record.type == "pdf" else "attachment"
     headers = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"}

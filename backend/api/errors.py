@@ -18,6 +18,9 @@ from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIReques
 from backend.contract.text import NAME_PATTERN, OPTIONAL_NAME_PATTERN
 
 NAME_PATTERNS = (NAME_PATTERN, OPTIONAL_NAME_PATTERN)
+# what FastAPI reports when a body that should be a JSON object is not one: a body sent as a form or as text (curl's
+# default Content-Type) arrives as a string, although it is valid JSON (tester)
+OBJECT_EXPECTED = ("dict_type", "model_attributes_type")
 
 DESCRIPTIONS = {
     401: "Not signed in, or the session or API key is not valid (RAG_AUTH=local).",
@@ -78,10 +81,20 @@ def is_openai_path(path: str) -> bool:
     return path == OPENAI_PREFIX or path.startswith(OPENAI_PREFIX + "/")
 
 
+# what pydantic adds to a location for each type a field may take: "temperature.float", "messages.0.content.str",
+# "…content.list[ContentPart]"; not parameters, so not named (tester)
+_TYPE_TAG = re.compile(r"(?:str|int|float|bool|none|bytes|[a-z-]+\[.*\])")
+
+
+def _fields(loc: tuple) -> list:
+    """The parts of a validation error's location that name the request: no "body", no type tags."""
+    return [p for p in loc if p != "body" and not (isinstance(p, str) and _TYPE_TAG.fullmatch(p))]
+
+
 def openai_param(loc: tuple) -> str:
     """A validation error's location as OpenAI names parameters: messages[0].content."""
     out = ""
-    for part in (p for p in loc if p != "body"):
+    for part in _fields(loc):
         out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
     return out
 
@@ -91,28 +104,44 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in codes}
 
 
+def _json_sent(request: Request) -> bool:
+    """Whether the request says its body is JSON (application/json, or a +json type)."""
+    media = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
 def _where(loc: tuple) -> str:
-    return ".".join(str(p) for p in loc if p != "body") or "body"
+    return ".".join(str(p) for p in _fields(loc)) or "body"
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     """422 with one readable sentence per problem (malformed JSON, missing or wrong fields); 400 under /v1."""
-    problems = []
+    problems, places = [], set()
     for err in exc.errors():
+        if (place := (_where(tuple(err["loc"])), err["type"] == "json_invalid")) in places:
+            continue  # one problem per field: a field of several types fails once for each type
+        places.add(place)
         if err["type"] == "json_invalid":
             problems.append(f"body is not valid JSON ({err.get('ctx', {}).get('error', 'parse error')})")
+        elif err["type"] in OBJECT_EXPECTED and tuple(err["loc"]) == ("body",) and not _json_sent(request):
+            sent = request.headers.get("content-type") or "no Content-Type"
+            problems.append(f"send the body as JSON with the header Content-Type: application/json (got {sent})")
         elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])).endswith("thread_id"):
             problems.append("thread_id: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')")
         elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])) == "header.last-event-id":
             problems.append(f"Last-Event-ID must be an event number (0 or more), not {err.get('input')!r}")
         elif err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") in NAME_PATTERNS:
-            blank = "" if err["ctx"]["pattern"] == OPTIONAL_NAME_PATTERN else ", not blank"
+            blank = (
+                "" if err["ctx"]["pattern"] == OPTIONAL_NAME_PATTERN else ", not blank nor only invisible characters"
+            )
             problems.append(f"{_where(tuple(err['loc']))}: use one line of text without control characters{blank}")
         else:
             problems.append(f"{_where(tuple(err['loc']))}: {err['msg']}")
     if is_openai(request):
         first = exc.errors()[0] if exc.errors() else {}
-        return openai_error(400, "; ".join(problems), openai_param(tuple(first.get("loc", ()))) or None)
+        # a JSON syntax error's location is a character position, not a parameter
+        where = () if first.get("type") == "json_invalid" else tuple(first.get("loc", ()))
+        return openai_error(400, "; ".join(problems), openai_param(where) or None)
     return JSONResponse(status_code=422, content={"detail": "; ".join(problems)})
 
 

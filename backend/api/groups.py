@@ -12,6 +12,7 @@ from backend.api.errors import responses
 from backend.api.security import AdminDep, accounts_of
 from backend.clock import now
 from backend.contract.auth import GroupChange, GroupOut, NewGroup
+from backend.contract.text import shown
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/groups", tags=["groups"])
@@ -43,7 +44,7 @@ async def list_groups(request: Request, admin: AdminDep) -> list[GroupOut]:
 
 def _missing(group_id: str) -> HTTPException:
     """The 404 of a group that does not exist."""
-    return HTTPException(404, f"group {group_id!r} does not exist; GET /api/groups lists the groups")
+    return HTTPException(404, f"group {shown(group_id)} does not exist; GET /api/groups lists the groups")
 
 
 @router.patch("/{group_id}", response_model=GroupOut, responses=responses(401, 403, 404, 409, 422))
@@ -76,7 +77,9 @@ async def delete_group(group_id: str, request: Request, services: ServicesDep, a
 
 async def _member(request: Request, group_id: str, user_id: str, member: bool) -> None:
     if not await accounts_of(request).store.set_member(group_id, user_id, member):
-        raise HTTPException(404, f"group {group_id!r} or user {user_id!r} does not exist; GET /api/groups, /api/users")
+        raise HTTPException(
+            404, f"group {shown(group_id)} or user {shown(user_id)} does not exist; GET /api/groups, /api/users"
+        )
 
 
 @router.put("/{group_id}/members/{user_id}", status_code=204, responses=responses(401, 403, 404))

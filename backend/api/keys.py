@@ -9,6 +9,7 @@ from backend.api.errors import responses
 from backend.api.security import UserDep, accounts_of
 from backend.clock import now
 from backend.contract.auth import KeyCreated, KeyOut, KeyRequest
+from backend.contract.text import shown
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/keys", tags=["keys"])
@@ -46,5 +47,5 @@ async def list_keys(request: Request, user: UserDep) -> list[KeyOut]:
 async def revoke_key(key_id: str, request: Request, user: UserDep) -> None:
     """Revoke one of your API keys: it stops working at once."""
     if not await accounts_of(request).store.revoke_key(user.id, key_id, now()):
-        raise HTTPException(404, f"API key {key_id!r} does not exist; GET /api/keys lists yours")
+        raise HTTPException(404, f"API key {shown(key_id)} does not exist; GET /api/keys lists yours")
     log.info("user %s revoked API key %s", user.id, key_id)

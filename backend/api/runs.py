@@ -13,6 +13,7 @@ from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import RunInfo
 from backend.contract.events import DoneEvent, SourcesEvent, StatusEvent
+from backend.contract.text import shown
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 EVENT_NUMBER = r"^\s*[0-9]{0,18}\s*$"  # empty: none seen; at most 18 digits, so it fits a SQLite integer
@@ -29,7 +30,7 @@ async def _existing(services: Services, run_id: str, principal: Principal) -> di
     if info is None:
         hours = services.deps.settings.run_log_hours
         raise HTTPException(
-            404, f"run {run_id!r} does not exist (or finished more than {hours:g} h ago and its log was pruned)"
+            404, f"run {shown(run_id)} does not exist (or finished more than {hours:g} h ago and its log was pruned)"
         )
     return info
 
@@ -87,5 +88,7 @@ async def cancel_run(run_id: str, services: ServicesDep, principal: PrincipalDep
     """Stop a run: the model request is cancelled, the partial answer stays in the thread marked `stopped`."""
     info = await _existing(services, run_id, principal)
     if not await services.runner.stop(run_id):  # here, or on the replica running it
-        raise HTTPException(409, f"run {run_id!r} has already finished ({info['status']}); there is nothing to stop")
+        raise HTTPException(
+            409, f"run {shown(run_id)} has already finished ({info['status']}); there is nothing to stop"
+        )
     return await _existing(services, run_id, principal)

@@ -15,18 +15,16 @@ from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import MessageOut, ThreadDetail, ThreadPatch, ThreadSummary
-from backend.contract.text import title_from
+from backend.contract.text import shown, title_from
 from backend.contract.types import INTERNAL
 from backend.memory.export import thread_markdown
 from backend.rag.retriever import still_readable
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
-SHOWN_ID_CHARS = 80  # of a thread id a 404 repeats: a 3,000-character one came back whole (tester)
 
 
 def _missing(thread_id: str) -> HTTPException:
-    shown = thread_id if len(thread_id) <= SHOWN_ID_CHARS else f"{thread_id[:SHOWN_ID_CHARS]}…"  # not 3,000 back
-    return HTTPException(404, f"thread {shown!r} does not exist; GET /api/threads lists the threads")
+    return HTTPException(404, f"thread {shown(thread_id)} does not exist; GET /api/threads lists the threads")
 
 
 async def _existing(services: Services, thread_id: str, principal: Principal) -> dict:

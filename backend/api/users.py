@@ -14,6 +14,7 @@ from backend.api.security import AdminDep, PrincipalDep, UserDep, accounts_of
 from backend.api.threads import remove_thread
 from backend.clock import now
 from backend.contract.auth import NewUser, SessionOut, UserOut
+from backend.contract.text import shown
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["users"])
@@ -68,7 +69,7 @@ async def delete_user(user_id: str, request: Request, services: ServicesDep, adm
     if user_id == admin.id:
         raise HTTPException(409, "You cannot delete your own account; another admin can")
     if await store.user(user_id) is None:
-        raise HTTPException(404, f"user {user_id!r} does not exist; GET /api/users lists the accounts")
+        raise HTTPException(404, f"user {shown(user_id)} does not exist; GET /api/users lists the accounts")
     for run in [r for r in services.runner.live.values() if not r.finished]:
         if await services.conversations.owner_of(run.thread_id) == user_id:
             await services.runner.cancel(run)  # their answers in progress stop before their threads go

@@ -166,6 +166,8 @@ class CollectionOut(BaseModel):
 class NewCollection(BaseModel):
     """A team or group collection to create (admins only)."""
 
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     name: str = Field(
         min_length=1, max_length=80, pattern=NAME_PATTERN, description="shown in the upload picker; unique among them"
     )

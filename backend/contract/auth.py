@@ -119,6 +119,8 @@ class KeyCreated(KeyOut):
 class NewGroup(BaseModel):
     """A group to create (admins only); collections are shared with groups."""
 
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     name: str = Field(
         min_length=1, max_length=80, pattern=NAME_PATTERN, description="unique among groups, whatever its case"
     )

@@ -1,6 +1,7 @@
 """Text formats every layer and the UI agree on: titles, snippets, @mentions, ids in URLs."""
 
 import re
+import unicodedata
 
 from backend.contract.citations import CITATION_RE
 
@@ -13,6 +14,7 @@ PART_NOT_COVERED = "This answer does not cover the rest of the question: "
 CONFLICT_NOTE = "Another document gives a different figure for something similar; check which applies. "
 CHECK_NOTES = (PART_NOT_FOUND, PART_NOT_COVERED, CONFLICT_NOTE)
 SNIPPET_CHARS = 240  # a source's preview text
+SHOWN_CHARS = 80  # of an id or a name an error repeats: a 3,000-character thread id came back whole (tester)
 # @name or @"name with spaces"; a bare name ends before trailing punctuation. Valid in Python and JavaScript.
 MENTION_PATTERN = r"""(?<![A-Za-z0-9_@])@(?:"([^"]+)"|([^\s"'@,;!?()]*[^\s"'@,;!?().:]))"""
 MENTION_RE = re.compile(MENTION_PATTERN)
@@ -23,8 +25,15 @@ THREAD_ID_PATTERN = (
     r"|\.\.[A-Za-z0-9_.:\-]{1,126})$"
 )
 
-# a name or a title: one line without control characters, not blank (the optional form may be empty)
-NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
+# characters that show nothing but are not whitespace: zero-width and format characters, fillers (Hangul), the
+# blank Braille pattern; a title of only these was an invisible row in the sidebar (tester). Python, Rust and JS read
+# the \uXXXX escapes alike.
+INVISIBLE = (
+    r"\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    r"\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
+)
+# a name or a title: one line without control characters, not blank nor invisible (the optional form may be empty)
+NAME_PATTERN = rf"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f{INVISIBLE}][^\x00-\x1f\x7f]*$"
 OPTIONAL_NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 
 
@@ -37,6 +46,11 @@ def title_from(question: str) -> str:
     """A thread title from its first question: one line, at most TITLE_CHARS characters."""
     flat = " ".join(question.split())
     return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def shown(value: str) -> str:
+    """An id or a name as an error message repeats it: quoted, and cut after SHOWN_CHARS characters."""
+    return repr(value if len(value) <= SHOWN_CHARS else f"{value[:SHOWN_CHARS]}…")
 
 
 def snippet(text: str) -> str:
@@ -62,8 +76,10 @@ DETERMINERS = "the|our|your|this|that|my"  # before a one-word document name sai
 
 
 def name_key(name: str) -> str:
-    """A name as compared: lower-case words of letters and digits, single-spaced ("Travel_Policy": "travel policy")."""
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", name.lower()).split())
+    """A name as compared: lower-case words of letters and digits without accents, single-spaced ("Travel_Policy":
+    "travel policy", "Résumé équipe": "resume equipe"; before, letters outside a-z were dropped: "r sum quipe")."""
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+    return " ".join(re.sub(r"[\W_]+", " ", bare.lower()).split())
 
 
 def name_stem(name: str) -> str:

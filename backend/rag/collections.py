@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 
 from backend.clock import now
 from backend.rag.index import KnowledgeIndex
+from backend.store.database import Conn
 
 log = logging.getLogger(__name__)
 Kind = Literal["personal", "team", "group"]
@@ -228,11 +229,23 @@ class RegistryCollections:
     async def change(self, collection_id: str, name: str, users_write: bool) -> bool:
         """Rename a team or group collection, or change whether users write a team one (NameTaken when another has
         the name); False when there is no such team or group collection."""
-        sql = "UPDATE collections SET name = ?, users_write = ? WHERE id = ? AND kind != 'personal'"
+        return await asyncio.to_thread(self._change, collection_id, name, users_write)
+
+    def _change(self, collection_id: str, name: str, users_write: bool) -> bool:
         try:
-            return await asyncio.to_thread(self._write, sql, (name, int(users_write), collection_id)) > 0
+            with self.index.transaction() as c:
+                self._name_free(c, name, collection_id)
+                sql = "UPDATE collections SET name = ?, users_write = ? WHERE id = ? AND kind != 'personal'"
+                return c.execute(sql, (name, int(users_write), collection_id)).rowcount > 0
         except self.index.db.integrity_error as exc:
             raise NameTaken(name) from exc
+
+    def _name_free(self, c: Conn, name: str, collection_id: str) -> None:
+        """NameTaken when another team or group collection has the name, whatever its case (SQLite's unique index
+        folds ASCII letters only; Postgres' would refuse it anyway)."""
+        taken = f"SELECT 1 FROM collections WHERE kind != 'personal' AND id != ? AND {self.index.same_name('name')}"
+        if c.execute(taken, (collection_id, name)).fetchone():
+            raise NameTaken(name)
 
     async def delete(self, collection_id: str) -> int | None:
         """Remove an empty team or group collection with its shares: None when done, else how many documents it
@@ -271,6 +284,15 @@ class RegistryCollections:
             exists = f"SELECT 1 FROM collections WHERE id = ?{self.index.locking('KEY SHARE')}"
             if not c.execute(exists, (target,)).fetchone():
                 return False
+            moving = c.execute(
+                "SELECT name FROM documents WHERE id = ? AND collection = ?", (doc_id, source)
+            ).fetchone()
+            if moving is None:
+                return False
+            # a name the target holds whatever its case (SQLite's unique index folds ASCII letters only)
+            named = f"SELECT 1 FROM documents WHERE collection = ? AND id != ? AND {self.index.same_name('name')}"
+            if c.execute(named, (target, doc_id, moving[0])).fetchone():
+                raise DocumentNameTaken(doc_id)
             sql = "UPDATE documents SET collection = ? WHERE id = ? AND collection = ?"
             return c.execute(sql, (target, doc_id, source)).rowcount > 0
 
@@ -282,6 +304,7 @@ class RegistryCollections:
     def _insert(self, r: CollectionRecord) -> None:
         try:
             with self.index.transaction() as c:
+                self._name_free(c, r.name, r.id)
                 c.execute(
                     f"INSERT INTO collections ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
                     (r.id, r.name, r.kind, r.owner, int(r.users_write), r.created_at),

@@ -86,10 +86,16 @@ class KnowledgeIndex:
         self.db = db
         if db.dialect == "sqlite":
             setup_sqlite(db)
-        # names are unique per collection regardless of case: SQLite's column is COLLATE NOCASE (its index serves
-        # `name = ?`), Postgres has a unique index on lower(name)
-        self._same_name = "name = ?" if db.dialect == "sqlite" else "lower(name) = lower(?)"
+        self._same_name = self.same_name("name")
         self._corpus = pgkeywords.CorpusStats(db)
+
+    def same_name(self, column: str) -> str:
+        """SQL comparing a name column with a parameter regardless of case, over all of Unicode. Names are unique
+        per collection regardless of case: on Postgres through a unique index on lower(name); SQLite's index is
+        COLLATE NOCASE, which folds ASCII letters only, so a name is looked up with unicode_lower (the store's
+        function) before it is written, in the same transaction (SQLite serialises them)."""
+        lower = "unicode_lower" if self.db.dialect == "sqlite" else "lower"
+        return f"{lower}({column}) = {lower}(?)"
 
     def transaction(self) -> AbstractContextManager[Conn]:
         """A transaction on the index's database (see Database.transaction)."""

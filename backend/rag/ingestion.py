@@ -3,6 +3,7 @@
 import hashlib
 import logging
 import threading
+import unicodedata
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -24,6 +25,8 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
 REGISTER_ATTEMPTS = 3  # reads of the name when other uploads of it register first
+# characters that change the order text is shown in (Unicode's bidirectional embeddings, overrides and isolates)
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 HOSTILE_CACHE = 8192  # verdicts remembered: every turn rescans the passages it retrieves (2-8 ms uncached)
 Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
 
@@ -40,11 +43,19 @@ def hostile(text: str) -> bool:
 
 
 def validate_name(name: str) -> str:
-    """The bare file name, or DocumentError when it has path parts, `..`, control characters or no name."""
-    if not name or not name.strip():
+    """The bare file name in Unicode's composed form (NFC), or DocumentError when it has path parts, `..`, control
+    characters, characters that reorder the text shown, or no name.
+
+    NFC: macOS sends "Résumé.md" with the accent as a character of its own (NFD), Windows composed; both are one
+    document, and an @mention typed either way finds it. Reordering characters would let "report\u202egnp.md" show
+    as "reportdm.png"."""
+    name = unicodedata.normalize("NFC", name or "")
+    if not name.strip():
         raise DocumentError(422, "the file has no name; give it a name with an extension such as notes.md")
     if "/" in name or "\\" in name or ".." in name or any(ord(ch) < 32 for ch in name) or len(name) > 255:
         raise DocumentError(422, f"file name {name!r} is not allowed: use a plain name without '/', '\\' or '..'")
+    if odd := [ch for ch in name if unicodedata.category(ch) == "Cc" or ch in BIDI_CONTROLS]:
+        raise DocumentError(422, f"file name {name!r} is not allowed: it holds invisible control characters {odd!r}")
     return name.strip()
 
 

@@ -18,6 +18,11 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000  # another process (the CLI, a second server) holding the write lock: wait, do not fail
 
 
+def unicode_lower(value: object) -> object:
+    """SQL unicode_lower(x): a text in lower case over all of Unicode, as Python and Postgres' lower() fold it."""
+    return value.lower() if isinstance(value, str) else value
+
+
 class SqliteDatabase:
     """A SQLite file in WAL mode; `read` and `write` run functions of the connection in its worker thread."""
 
@@ -30,6 +35,8 @@ class SqliteDatabase:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # lower() as Postgres has it: SQLite's own, and COLLATE NOCASE, fold ASCII letters only ("Été" ≠ "été")
+        self.conn.create_function("unicode_lower", 1, unicode_lower, deterministic=True)
         self.lock = threading.RLock()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
 

@@ -3952,6 +3952,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request is malformed or a value is not allowed; the message says why. */
             422: {
                 headers: {
@@ -3985,6 +3994,15 @@ export interface operations {
             };
             /** @description No such object (or not yours). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with work in progress on the same object. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -144,3 +144,29 @@ async def test_patch_thread_when_title_has_a_control_character_then_422_and_titl
     refused = await client.patch(f"/api/threads/{thread_id}", json={"title": title})
     assert_clear_4xx(refused, 422, "title", "one line of text without control characters")
     assert (await client.get(f"/api/threads/{thread_id}")).json()["title"] == "Hello"
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+@pytest.mark.parametrize("path", ["/api/chat", "/api/search"])
+async def test_json_sent_without_its_content_type_is_told_to_send_it(client, path, content_type):
+    """curl -d sends a form: a valid JSON body was refused as "Input should be a valid dictionary" (tester)."""
+    headers = {"content-type": content_type} if content_type else {}
+    response = await client.post(path, content=b'{"message": "hi", "query": "hi"}', headers=headers)
+    assert_clear_4xx(response, 422, "Content-Type: application/json")
+
+
+@pytest.mark.parametrize("title", ["\u200b\u200b", "\u2800", "\ufeff\u2060", " \u3164 "])
+async def test_patch_thread_when_title_is_only_invisible_characters_then_422_and_title_kept(client, title):
+    """A title of zero-width spaces or the blank Braille pattern was an invisible row in the sidebar (tester)."""
+    await client.post("/api/chat", json={"message": "Hello", "thread_id": "t"})
+    assert_clear_4xx(await client.patch("/api/threads/t", json={"title": title}), 422, "title", "invisible")
+    assert (await client.get("/api/threads/t")).json()["title"] == "Hello"
+    assert (await client.patch("/api/threads/t", json={"title": "\u200bFerry"})).status_code == 200
+
+
+async def test_search_with_many_unknown_documents_names_a_few_once(client):
+    """2,000 unknown names came back whole and repeated, 204 KB (tester)."""
+    body = {"query": "leave", "documents": ["x" * 100] * 1000 + [f"doc{i}" for i in range(1000)]}
+    response = await client.post("/api/search", json=body)
+    assert_clear_4xx(response, 422, "unknown documents", "and 996 more")
+    assert len(response.json()["detail"]) < 1000

@@ -668,3 +668,39 @@ async def test_a_user_moves_their_own_document_only_into_a_collection_they_may_w
         moved = await bob_client.patch(path, json=into_all, headers=bob.headers())
         assert moved.status_code == 200 and moved.json()["collection"] == theirs["All"]["id"]
         assert "salaries.md" in await _names(ann)  # the team collection: everyone reads it now
+
+
+async def test_collection_names_and_moves_are_matched_without_case_beyond_ascii_and_typos_are_refused(app):
+    """A tester made ÉQUIPE and équipe side by side (SQLite's unique index folds ASCII letters only), and a create
+    with "user_write" (for users_write) or "members" was a 201 that ignored them."""
+    async with client_of(app) as ann_client:
+        await ann_client.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
+        ann = await sign_in(ann_client, "ann@team.org")
+        made = await ann_client.post("/api/collections", json={"name": "ÉQUIPE"}, headers=ann.headers())
+        assert made.status_code == 201, made.text
+        twin = await ann_client.post("/api/collections", json={"name": "équipe"}, headers=ann.headers())
+        assert twin.status_code == 409 and "exists already" in twin.json()["detail"]
+        other = await ann_client.post("/api/collections", json={"name": "Öffentlich"}, headers=ann.headers())
+        renamed = await ann_client.patch(
+            f"/api/collections/{other.json()['id']}", json={"name": "équipe"}, headers=ann.headers()
+        )
+        assert renamed.status_code == 409 and "exists already" in renamed.json()["detail"]
+        for typo, field in (
+            ({"name": "Typo", "user_write": True}, "user_write"),
+            ({"name": "Typo", "users_write": "false"}, "users_write"),
+        ):
+            refused = await ann_client.post("/api/collections", json=typo, headers=ann.headers())
+            assert refused.status_code == 422 and field in refused.json()["detail"], refused.text
+        group = await ann_client.post("/api/groups", json={"name": "G", "members": ["x"]}, headers=ann.headers())
+        assert group.status_code == 422 and "members" in group.json()["detail"], group.text
+
+        team = made.json()["id"]
+        assert (await upload(ann, "Été.md", PUBLIC, team)).status_code == 202
+        assert (await upload(ann, "été.md", SECRET, other.json()["id"])).status_code == 202
+        await app.state.services.knowledge.drain()
+        docs = {(d["name"], d["collection"]): d for d in (await ann_client.get("/api/documents")).json()}
+        moving = docs[("été.md", other.json()["id"])]["id"]
+        clash = await ann_client.patch(f"/api/documents/{moving}", json={"collection_id": team}, headers=ann.headers())
+        assert clash.status_code == 409 and "already holds a document named" in clash.json()["detail"], clash.text
+        names = [c["name"] for c in (await ann_client.get("/api/collections", headers=ann.headers())).json()]
+        assert sorted(names) == ["Personal", "ÉQUIPE", "Öffentlich"]  # nothing stored was lost

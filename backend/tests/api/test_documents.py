@@ -1,5 +1,6 @@
 import asyncio
 import io
+import threading
 
 import httpx
 import pytest
@@ -60,6 +61,8 @@ async def test_upload_several_files_accepts_good_and_reports_bad(client):
         ("empty.md", b"   \n\n", 422, "no text"),
         ("../../etc/passwd.md", b"x", 422, "not allowed"),
         ("dir/name.md", b"x", 422, "not allowed"),
+        ("report\u202egnp.md", b"x", 422, "invisible control characters"),  # shows as "reportdm.png"
+        ("rub\x7fout.md", b"x", 422, "invisible control characters"),
     ],
 )
 async def test_bad_upload_gets_clear_4xx_and_stores_nothing(client, name, data, status, words):
@@ -230,3 +233,57 @@ async def test_two_uploads_of_one_new_name_at_once_say_new_then_replaced_and_the
     vectors = app.state.services.knowledge.collection.get(where={"document_id": doc_id})["documents"]
     text = (await client.get(f"/api/documents/{doc_id}/text")).json()["text"]
     assert vectors == [text] and text in last.decode()
+
+
+async def test_names_that_differ_in_case_beyond_ascii_or_in_composition_are_one_document_and_mentionable(client):
+    """A tester uploaded Été.txt then été.txt, and Résumé.md composed (Windows) then decomposed (macOS): each pair
+    was two documents ("new" twice), and @Été.txt matched "several documents"."""
+    first = (await upload(client, ("Été.md", b"# Summer\n\nThe summer office closes at 3 pm.\n"))).json()
+    second = (await upload(client, ("été.md", b"# Summer\n\nThe summer office closes at 4 pm.\n"))).json()
+    assert [d["outcome"] for d in second["documents"]] == ["replaced"], second
+    assert second["documents"][0]["id"] == first["documents"][0]["id"]
+    composed = (await upload(client, ("R\u00e9sum\u00e9.md", b"# CV\n\nFluent in Basque.\n"))).json()
+    decomposed = (await upload(client, ("Re\u0301sume\u0301.md", b"# CV\n\nFluent in Basque and Welsh.\n"))).json()
+    assert [d["outcome"] for d in decomposed["documents"]] == ["replaced"], decomposed
+    assert decomposed["documents"][0]["name"] == "R\u00e9sum\u00e9.md"  # stored composed
+    for doc in (first, composed):
+        await wait_ready(client, doc["documents"][0]["id"])
+    names = [d["name"] for d in (await client.get("/api/documents")).json()]
+    assert names.count("Été.md") == 1 and "été.md" not in names and names.count("R\u00e9sum\u00e9.md") == 1
+    for mention in ("@été.md", "@Re\u0301sume\u0301.md"):
+        done = (await client.post("/api/chat", json={"message": f"{mention} what does it say?"})).json()
+        assert "several documents" not in str(done) and "No document matches" not in str(done), done
+        assert done["scope"], done
+
+
+async def test_a_document_not_ingested_yet_has_its_text_and_file_later_not_upload_it_again(app, client, monkeypatch):
+    """While a new upload was embedded, /text and /file said "ingested by an older version; upload it again"."""
+    ingestor = app.state.services.knowledge.ingestor
+    release, started = threading.Event(), threading.Event()
+    add_vectors = ingestor._add_vectors
+
+    def held(*args, **kwargs):
+        started.set()
+        release.wait(30)
+        return add_vectors(*args, **kwargs)
+
+    monkeypatch.setattr(ingestor, "_add_vectors", held)
+    doc = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
+    try:
+        assert await asyncio.to_thread(started.wait, 30)
+        for part in ("text", "file"):
+            early = await client.get(f"/api/documents/{doc['id']}/{part}")
+            assert early.status_code == 409 and "not ingested yet" in early.json()["detail"], early.text
+            assert "upload it again" not in early.json()["detail"]
+    finally:
+        release.set()
+    await wait_ready(client, doc["id"])
+    assert (await client.get(f"/api/documents/{doc['id']}/text")).json()["text"].startswith("Bike shed")
+
+
+@pytest.mark.parametrize("path", ["/api/documents/{}", "/api/documents/{}/text", "/api/runs/{}"])
+async def test_a_404_repeats_a_long_id_cut_short(client, path):
+    """A 5,000-character id came back whole in the 404 (tester)."""
+    response = await client.get(path.format("x" * 5000))
+    assert response.status_code == 404 and "does not exist" in response.json()["detail"]
+    assert len(response.json()["detail"]) < 300 and "x" * 80 + "…" in response.json()["detail"]

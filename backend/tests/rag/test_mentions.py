@@ -52,3 +52,14 @@ def test_documents_named_in_plain_words_by_whole_name_or_an_end_no_other_name_sh
     ]  # "guide" ends office-guide's name but follows "start", not a determiner
     assert named_documents("It must be encrypted; HR approves it.", ["hr.md", "it.md"]) == []  # one word: after "the"
     assert named_documents("What does the HR file say?", ["hr.md", "it.md"]) == ["hr.md"]
+
+
+def test_a_name_is_matched_whatever_its_case_accents_or_composition():
+    """Letters outside a-z were dropped from the compared form ("Résumé" was "r sum"), and an exact mention typed
+    decomposed (macOS) missed a composed name."""
+    names = ["Résumé équipe.md", "Été.txt", "東京 規則.pdf", "notes.md"]
+    assert resolve_one("Re\u0301sume\u0301 e\u0301quipe.md", names) == ["Résumé équipe.md"]
+    assert resolve_one("ÉTÉ.TXT", names) == ["Été.txt"]
+    assert resolve_one("resume-equipe", names) == ["Résumé équipe.md"]  # no accents typed
+    assert resolve_one("東京", names) == ["東京 規則.pdf"]  # before, every non-Latin name's key was empty
+    assert named_documents("What does the résumé équipe say?", names) == ["Résumé équipe.md"]
