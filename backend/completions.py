@@ -95,7 +95,10 @@ def check_parameters(body: ChatCompletionRequest) -> None:
         raise OpenAIRequestError(400, f"n={body.n}: Ragline writes one answer per request (n=1)", "n", "unsupported")
     for name, choice in (("tools", "tool_choice"), ("functions", "function_call")):
         forced = getattr(body, choice) not in (None, "auto", "none")  # "required" or a named function
-        if getattr(body, name) and forced:  # offered but optional (Open WebUI's own tools): never called, ignored
+        if forced and not getattr(body, name):  # OpenAI refuses it too: there is nothing to call
+            message = f"{choice}: required or a named function needs {name}, and none were sent"
+            raise OpenAIRequestError(400, message, choice, "invalid_value")
+        if forced:  # offered but optional (Open WebUI's own tools): never called, ignored
             message = f"{choice}: Ragline answers with its own retrieval and never calls your {name}"
             raise OpenAIRequestError(400, message, choice, "unsupported")
     if body.logprobs:

@@ -50,7 +50,7 @@ class StreamOptions(BaseModel):
 class ChatCompletionRequest(BaseModel):
     """Body of POST /v1/chat/completions; parameters not listed here are accepted and ignored."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)  # "temperature": NaN is not a number
 
     model: str = Field(description="ragline, ragline-chat or ragline:<document name> (GET /v1/models).")
     messages: list[ChatMessage] = Field(description="The whole conversation; the last message is the question.")

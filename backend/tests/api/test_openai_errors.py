@@ -51,6 +51,18 @@ BAD_REQUESTS = {
         "tool_choice",
         "unsupported",
     ),
+    "a tool call required with no tools": (
+        {"tool_choice": "required"},
+        openai.BadRequestError,
+        "tool_choice",
+        "invalid_value",
+    ),
+    "a named function with no functions": (
+        {"function_call": {"name": "f"}},
+        openai.BadRequestError,
+        "function_call",
+        "invalid_value",
+    ),
     "image content": (
         {"messages": [user(IMAGE)]},
         openai.BadRequestError,
@@ -153,7 +165,39 @@ def test_a_sampling_parameter_of_the_wrong_type_or_range_is_a_400_though_it_is_t
     five stop strings (review)."""
     body = f'{{"model": "ragline", "{field}": {value}, "messages": [{{"role": "user", "content": "hi"}}]}}'
     error = refused_in_openai_shape(url, body.encode())
-    assert error["param"].startswith(field)
+    assert error["param"] == field, error  # not "temperature.float": the types pydantic tried are not parameters
+    assert f"{field}: " in error["message"] and f"{field}." not in error["message"], error
+
+
+def test_a_content_of_the_wrong_type_names_the_message_content_once(url):
+    """A content of 42 was "messages[0].content.str", with one problem per type it may take (tester)."""
+    body = b'{"model": "ragline", "messages": [{"role": "user", "content": 42}]}'
+    error = refused_in_openai_shape(url, body)
+    assert error["param"] == "messages[0].content", error
+    assert error["message"].count("messages.0.content") == 1 and "list[" not in error["message"], error
+
+
+def test_a_temperature_that_is_not_a_number_is_refused_as_such(url):
+    """Python's JSON reader takes NaN; it was refused as "greater than or equal to 0" (tester)."""
+    body = b'{"model": "ragline", "temperature": NaN, "messages": [{"role": "user", "content": "hi"}]}'
+    error = refused_in_openai_shape(url, body)
+    assert error["param"] == "temperature" and "finite number" in error["message"], error
+
+
+def test_a_json_syntax_error_names_no_parameter(url):
+    """Its location is a character position: param was "[21]" (tester)."""
+    error = refused_in_openai_shape(url, b'{"model": "ragline", ')
+    assert error["param"] is None and "not valid JSON" in error["message"], error
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_json_sent_without_its_content_type_is_told_to_send_it(url, content_type):
+    """A valid JSON body sent as text or as a form was refused as "Input should be a valid dictionary" (tester)."""
+    body = b'{"model": "ragline", "messages": [{"role": "user", "content": "hi"}]}'
+    headers = {"content-type": content_type} if content_type else {}
+    response = httpx.post(f"{url}/v1/chat/completions", content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert "Content-Type: application/json" in response.json()["error"]["message"], response.text
 
 
 @pytest.mark.parametrize(
