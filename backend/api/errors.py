@@ -4,12 +4,14 @@ Under /v1 (the OpenAI-compatible API) the same errors take OpenAI's shape instea
 {"error": {"message", "type", "param", "code"}}, so OpenAI clients and SDKs read them.
 """
 
+import inspect
 import re
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.contract.api import ErrorBody
@@ -114,8 +116,12 @@ def _where(loc: tuple) -> str:
     return ".".join(str(p) for p in _fields(loc)) or "body"
 
 
-async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+async def validation_error(request: Request, exc: RequestValidationError) -> Response:
     """422 with one readable sentence per problem (malformed JSON, missing or wrong fields); 400 under /v1."""
+    if refused := await refused_credentials(request):
+        return refused
+    if unstorable := request.scope.get("state", {}).get(UNSTORABLE_TEXT):  # backend/api/unicode_guard.py
+        return openai_error(400, unstorable) if is_openai(request) else JSONResponse({"detail": unstorable}, 422)
     problems, places = [], set()
     for err in exc.errors():
         if (place := (_where(tuple(err["loc"])), err["type"] == "json_invalid")) in places:
@@ -145,8 +151,10 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
     return JSONResponse(status_code=422, content={"detail": "; ".join(problems)})
 
 
-async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     """The route's own errors as they are; a body that cannot be parsed (400 from the framework) becomes a 422."""
+    if exc.status_code == 400 and (refused := await refused_credentials(request)):
+        return refused
     if is_openai(request):
         return _openai_http_error(request, exc)
     if exc.status_code == 400:  # no route of ours answers 400: this is FastAPI or Starlette refusing the body
@@ -189,6 +197,47 @@ def allowed_methods(request: Request) -> list[str]:
         if re.fullmatch(re.sub(r"\{[^}/]+\}", "[^/]+", template), request.url.path):
             return sorted(method.upper() for method in operations)
     return []
+
+
+UNSTORABLE_TEXT = "ragline.unstorable_text"  # the request state's key for what the unicode guard found
+# the route dependencies that refuse a request for its credentials (401, 403): `checks_credentials` adds them
+CREDENTIAL_CHECKS: list[Callable[[Request], Any]] = []
+
+
+def checks_credentials(check: Callable[[Request], Any]) -> Callable[[Request], Any]:
+    """Mark a route dependency of the request alone as a check of its credentials (see refused_credentials)."""
+    CREDENTIAL_CHECKS.append(check)
+    return check
+
+
+async def refused_credentials(request: Request) -> Response | None:
+    """The refusal the request's route gives its credentials, or None when they pass (or it asks for none).
+
+    FastAPI parses a JSON body before it runs the route's dependencies, and the unstorable-text guard reads it before
+    routing: a malformed body sent without a key was a 400 saying what was wrong with the body, not the 401 that
+    OpenAI, and the README, give first (tester). So a refusal of the body asks the route's credential checks first
+    (the guard lets such a body reach its route as malformed JSON, marked UNSTORABLE_TEXT, see validation_error)."""
+    for check in _credential_checks(getattr(request.scope.get("route"), "dependant", None)):
+        try:
+            checked = check(request)
+            if inspect.isawaitable(checked):
+                await checked
+        except StarletteHTTPException as exc:
+            return await http_error(request, exc)
+        except OpenAIRequestError as exc:
+            return await openai_request_error(request, exc)
+    return None
+
+
+def _credential_checks(dependant: Any) -> list[Callable[[Request], Any]]:
+    """The credential checks a route depends on, directly or through other dependencies, each once, in order."""
+    found: list[Callable[[Request], Any]] = []
+    for sub in getattr(dependant, "dependencies", None) or ():
+        if sub.call in CREDENTIAL_CHECKS:
+            found += [sub.call] if sub.call not in found else []
+        else:
+            found += [c for c in _credential_checks(sub) if c not in found]
+    return found
 
 
 def install(app: FastAPI) -> None:

@@ -24,7 +24,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from backend.api.asker import asker_of
 from backend.api.collections import readable_documents
 from backend.api.deps import Services, ServicesDep
-from backend.api.errors import openai_error, turn_openai_error
+from backend.api.errors import checks_credentials, openai_error, turn_openai_error
 from backend.api.leaving import ClientLeft, until_client_leaves
 from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
@@ -72,6 +72,7 @@ def _digest(value: str) -> bytes:
     return hashlib.sha256(value.encode()).digest()
 
 
+@checks_credentials
 def require_api_key(request: Request) -> None:
     """When RAG_API_KEYS is set, the request must carry one of them as a bearer token (compared in constant time).
 

@@ -18,6 +18,7 @@ from fastapi import Depends, HTTPException, Request
 from backend.accounts.service import Accounts
 from backend.accounts.store import User
 from backend.accounts.tokens import KEY_PREFIX, csrf_token, same
+from backend.api.errors import checks_credentials
 from backend.contract.auth import CSRF_HEADER, EMAIL_PATTERN, SESSION_COOKIE
 from backend.memory.conversations import LOCAL_OWNER
 
@@ -101,6 +102,7 @@ async def proxy_user(request: Request, accounts: Accounts) -> User | None:
     return user
 
 
+@checks_credentials
 async def authenticated(request: Request) -> Principal:
     """FastAPI dependency: the signed-in principal (the local person when RAG_AUTH=off), or 401/403."""
     if request.app.state.settings.auth == "off":

@@ -2,19 +2,21 @@
 
 JSON may spell such an escape, and Python decodes it into a string that cannot be written as UTF-8: it passed
 some request models and failed deep inside a turn (the classifier's hashing, a search's error message, the
-conversation key), as a 500 or a dropped stream. It is refused here, once for every route, with the API's own
-error body: 422, or 400 in OpenAI's shape under /v1. A NUL is refused for the same reason on Postgres, whose text
-columns cannot hold one, and because no one types it: a message or a name made of it looked blank and was kept.
+conversation key), as a 500 or a dropped stream. It is found here, once for every route, and refused by the route
+once the request's credentials pass (a 401 comes first): the route is given a body that is not JSON, and the
+refusal (api/errors.validation_error) says what was wrong with the one sent, in the API's own error body: 422, or
+400 in OpenAI's shape under /v1. A route that takes no JSON body ignores it. A NUL is refused for the same reason
+on Postgres, whose text columns cannot hold one, and because no one types it: a message or a name made of it looked
+blank and was kept.
 """
 
 import json
 import re
 from collections.abc import Iterator
 
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from backend.api.errors import is_openai_path, openai_error
+from backend.api.errors import UNSTORABLE_TEXT
 
 _ESCAPE = re.compile(rb"\\u([dD][89a-fA-F]|0000)")  # a surrogate escape (paired or not) or NUL: only then parsed
 SURROGATE = (
@@ -70,12 +72,11 @@ class RejectUnstorableText:
             if message["type"] != "http.request" or not message.get("more_body", False):
                 break
         body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
-        wrong = problem(body)
-        if wrong is not None:
-            openai = is_openai_path(scope.get("path", ""))
-            response = openai_error(400, wrong) if openai else JSONResponse({"detail": wrong}, status_code=422)
-            await response(scope, receive, send)
-            return
+        if (wrong := problem(body)) is not None:
+            # the route refuses it once it has checked the request's credentials (a 401 comes first): it gets a body
+            # that is not JSON, and the refusal says what is wrong with the one sent (api/errors.validation_error)
+            scope.setdefault("state", {})[UNSTORABLE_TEXT] = wrong
+            messages = [{"type": "http.request", "body": b"{", "more_body": False}]
         pending = iter(messages)
 
         async def replay() -> Message:

@@ -281,3 +281,26 @@ def test_sampling_parameters_of_the_right_types_are_accepted_and_ignored(url):
     response = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=60)
     assert response.status_code == 200, response.text
     assert response.json()["choices"][0]["message"]["content"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"model": "ragline", ',
+        b'{"model": "ragline", "messages": [{"role": "user", "content": "a\\u0000"}]}',
+        b"\xff\xfe",
+        b'{"model": "ragline", "messages": "hi"}',
+    ],
+    ids=["truncated JSON", "NUL", "not UTF-8", "messages not a list"],
+)
+def test_a_malformed_body_without_a_key_is_a_401_first_and_with_the_key_a_400(keyed_url, body):
+    """Truncated JSON and a NUL were 400s about the body for a request with no key (tester): the body is parsed, and
+    the NUL guard reads it, before the key is checked. OpenAI answers 401 first."""
+    headers = {"content-type": "application/json"}
+    anonymous = httpx.post(f"{keyed_url}/v1/chat/completions", content=body, headers=headers)
+    assert anonymous.status_code == 401, anonymous.text
+    assert anonymous.json()["error"]["code"] == "invalid_api_key" and anonymous.headers["www-authenticate"] == "Bearer"
+    keyed = httpx.post(
+        f"{keyed_url}/v1/chat/completions", content=body, headers={**headers, "Authorization": "Bearer key-two"}
+    )
+    assert keyed.status_code == 400 and set(keyed.json()["error"]) == ERROR_KEYS, keyed.text
