@@ -19,7 +19,7 @@ from backend.accounts.store import (
     Session,
     User,
 )
-from backend.store.database import Conn, Database
+from backend.store.database import Conn, Database, same_name
 from backend.store.sqlite import SqliteDatabase
 
 INVITATION_COLUMNS = "id, email, role, created_by, created_at, expires_at, used_at, revoked_at"
@@ -253,6 +253,7 @@ class SqlAccountStore:
         """Store a new group (GroupTaken when the name is used)."""
 
         def job(conn: Conn) -> None:
+            self._group_name_free(conn, group.name, group.id)
             try:
                 sql = "INSERT INTO groups (id, name, created_at) VALUES (?, ?, ?)"
                 conn.execute(sql, (group.id, group.name, group.created_at))
@@ -266,12 +267,19 @@ class SqlAccountStore:
         """Give a group another name (GroupTaken when another has it); False when there is no such group."""
 
         def job(conn: Conn) -> bool:
+            self._group_name_free(conn, name, group_id)
             try:
                 return conn.execute("UPDATE groups SET name = ? WHERE id = ?", (name, group_id)).rowcount > 0
             except self._db.integrity_error as exc:
                 raise GroupTaken(name) from exc
 
         return await self._db.write(job)
+
+    def _group_name_free(self, conn: Conn, name: str, group_id: str) -> None:
+        """GroupTaken when another group has the name whatever its case (SQLite's unique index folds ASCII only)."""
+        taken = f"SELECT 1 FROM groups WHERE id != ? AND {same_name(self._db.dialect, 'name')}"
+        if conn.execute(taken, (group_id, name)).fetchone():
+            raise GroupTaken(name)
 
     async def delete_group(self, group_id: str) -> bool:
         """Remove a group and its memberships; False when there is no such group."""

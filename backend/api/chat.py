@@ -17,6 +17,7 @@ from backend.api.leaving import ClientLeft, until_client_leaves
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
+from backend.contract.text import shown
 from backend.runs.live import LiveRun
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ async def own_thread(body: ChatRequest, services: Services, principal: Principal
         return body.thread_id
     thread_id = body.thread_id or str(uuid.uuid4())
     if not await services.conversations.claim(thread_id, principal.owner):
-        raise HTTPException(404, f"thread {thread_id!r} does not exist; GET /api/threads lists the threads")
+        raise HTTPException(404, f"thread {shown(thread_id)} does not exist; GET /api/threads lists the threads")
     return thread_id
 
 

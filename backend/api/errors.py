@@ -6,7 +6,7 @@ Under /v1 (the OpenAI-compatible API) the same errors take OpenAI's shape instea
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -116,17 +116,28 @@ def _where(loc: tuple) -> str:
     return ".".join(str(p) for p in _fields(loc)) or "body"
 
 
+def _one_per_field(errors: Sequence[Any]) -> list[Any]:
+    """A field that may take several types fails once for each ("stop": five strings is not a string, and not a
+    list of at most four): keep the failures of the type the value has (a constraint it broke), else the first."""
+    fields: dict[tuple, list[Any]] = {}
+    for err in errors:
+        where = () if err["type"] == "json_invalid" else tuple(_fields(tuple(err["loc"])))
+        fields.setdefault(where, []).append(err)
+    kept = []
+    for found in fields.values():
+        broken = [e for e in found if not e["type"].endswith("_type") and e["type"] not in OBJECT_EXPECTED]
+        kept += broken if len(found) > 1 and broken else found[:1] if len(found) > 1 else found
+    return kept
+
+
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:
     """422 with one readable sentence per problem (malformed JSON, missing or wrong fields); 400 under /v1."""
     if refused := await refused_credentials(request):
         return refused
     if unstorable := request.scope.get("state", {}).get(UNSTORABLE_TEXT):  # backend/api/unicode_guard.py
         return openai_error(400, unstorable) if is_openai(request) else JSONResponse({"detail": unstorable}, 422)
-    problems, places = [], set()
-    for err in exc.errors():
-        if (place := (_where(tuple(err["loc"])), err["type"] == "json_invalid")) in places:
-            continue  # one problem per field: a field of several types fails once for each type
-        places.add(place)
+    problems = []
+    for err in _one_per_field(exc.errors()):
         if err["type"] == "json_invalid":
             problems.append(f"body is not valid JSON ({err.get('ctx', {}).get('error', 'parse error')})")
         elif err["type"] in OBJECT_EXPECTED and tuple(err["loc"]) == ("body",) and not _json_sent(request):

@@ -39,7 +39,7 @@ from backend.contract.openai import (
     OpenAIRequestError,
     ThreadFrom,
 )
-from backend.contract.text import THREAD_ID_PATTERN
+from backend.contract.text import THREAD_ID_PATTERN, shown
 from backend.contract.types import Mode
 from backend.rag.mentions import resolve_one
 
@@ -218,7 +218,7 @@ async def chat_completions(
     named = _named_threads(request, body, x_ragline_thread_id)
     thread = await choose_thread(named, conversation, services, principal)
     if principal.user is not None and not await services.conversations.claim(thread.thread_id, principal.owner):
-        raise OpenAIRequestError(404, f"The thread {thread.thread_id!r} does not exist", "thread_id", "not_found")
+        raise OpenAIRequestError(404, f"The thread {shown(thread.thread_id)} does not exist", "thread_id", "not_found")
     base_url = str(request.base_url).rstrip("/")
     writer = TurnWriter(body.model, int(time.time()), thread, conversation, base_url)
     headers = {THREAD_HEADER: thread.thread_id}

@@ -9,7 +9,7 @@ from backend.api.deps import ServicesDep
 from backend.api.errors import responses
 from backend.api.security import PrincipalDep
 from backend.contract.api import SearchRequest, SearchResponse
-from backend.contract.text import shown
+from backend.contract.text import fold_name, shown
 from backend.contract.types import public
 
 router = APIRouter(prefix="/api", tags=["search"])
@@ -22,8 +22,8 @@ async def search(body: SearchRequest, services: ServicesDep, principal: Principa
     budget."""
     retriever = services.knowledge.retriever.scoped(await readable_documents(services, principal))
     if body.documents:
-        known = {n.lower() for n in await retriever.document_names()}
-        unknown = list(dict.fromkeys(d for d in body.documents if d.lower() not in known))
+        known = {fold_name(n) for n in await retriever.document_names()}
+        unknown = list(dict.fromkeys(d for d in body.documents if fold_name(d) not in known))
         if unknown:
             named = ", ".join(shown(d) for d in unknown[:SHOWN_UNKNOWN])
             more = f" and {len(unknown) - SHOWN_UNKNOWN} more" if len(unknown) > SHOWN_UNKNOWN else ""

@@ -38,7 +38,7 @@ async def my_sessions(request: Request, user: UserDep, principal: PrincipalDep) 
 async def end_session(session_id: str, request: Request, user: UserDep) -> None:
     """Sign one of your sessions out (this one too, if you name it): its cookie stops working at once."""
     if not await accounts_of(request).store.delete_user_session(user.id, session_id):
-        raise HTTPException(404, f"session {session_id!r} does not exist; GET /api/me/sessions lists yours")
+        raise HTTPException(404, f"session {shown(session_id)} does not exist; GET /api/me/sessions lists yours")
     log.info("user %s ended session %s", user.id, session_id)
 
 

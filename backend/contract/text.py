@@ -75,6 +75,12 @@ def strip_mentions(text: str) -> str:
 DETERMINERS = "the|our|your|this|that|my"  # before a one-word document name said in plain words ("the handbook")
 
 
+def fold_name(name: str) -> str:
+    """A name as names are told apart: composed (NFC, as uploads are stored; "é" typed as e + accent too) and in
+    lower case. Document, collection and group names are unique under it (store/database.same_name)."""
+    return unicodedata.normalize("NFC", name).lower()
+
+
 def name_key(name: str) -> str:
     """A name as compared: lower-case words of letters and digits without accents, single-spaced ("Travel_Policy":
     "travel policy", "Résumé équipe": "resume equipe"; before, letters outside a-z were dropped: "r sum quipe")."""

@@ -49,10 +49,11 @@ _SHARE = (
     "INSERT INTO collection_groups (collection_id, group_id, access) VALUES (?, ?, ?) "
     "ON CONFLICT (collection_id, group_id) DO UPDATE SET access = excluded.access"
 )
-# unfiled documents move unless one of the team collection's has their name (SQLite's UPDATE OR IGNORE, portably)
+# unfiled documents move unless one of the team collection's has their name, whatever its case (SQLite's UPDATE OR
+# IGNORE, portably)
 _ADOPT = (
     "UPDATE documents SET collection = ? WHERE collection = '' AND NOT EXISTS "
-    "(SELECT 1 FROM documents o WHERE o.collection = ? AND lower(o.name) = lower(documents.name))"
+    "(SELECT 1 FROM documents o WHERE o.collection = ? AND {same_name})"
 )
 
 
@@ -352,7 +353,8 @@ class RegistryCollections:
             )
             team = c.execute("SELECT id FROM collections WHERE kind = 'team' AND lower(name) = lower(?)", (TEAM,))
             team_id = team.fetchone()[0]
-            moved = c.execute(_ADOPT, (team_id, team_id))
+            adopt = _ADOPT.format(same_name=self.index.same_name("o.name", "documents.name"))
+            moved = c.execute(adopt, (team_id, team_id))
             left = c.execute("SELECT COUNT(*) FROM documents WHERE collection = ''").fetchone()[0]
         if left:
             log.warning("%d unfiled document(s) share a name with one in %r and stay unfiled", left, TEAM)

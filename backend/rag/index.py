@@ -20,7 +20,7 @@ from backend.rag.chunking import Chunk
 from backend.rag.index_schema import setup_sqlite
 from backend.rag.loaders import DocumentError
 from backend.rag.terms import content_terms, fts_query
-from backend.store.database import Conn, Cursor, Database
+from backend.store.database import Conn, Cursor, Database, same_name
 
 
 @dataclass(frozen=True)
@@ -89,13 +89,9 @@ class KnowledgeIndex:
         self._same_name = self.same_name("name")
         self._corpus = pgkeywords.CorpusStats(db)
 
-    def same_name(self, column: str) -> str:
-        """SQL comparing a name column with a parameter regardless of case, over all of Unicode. Names are unique
-        per collection regardless of case: on Postgres through a unique index on lower(name); SQLite's index is
-        COLLATE NOCASE, which folds ASCII letters only, so a name is looked up with unicode_lower (the store's
-        function) before it is written, in the same transaction (SQLite serialises them)."""
-        lower = "unicode_lower" if self.db.dialect == "sqlite" else "lower"
-        return f"{lower}({column}) = {lower}(?)"
+    def same_name(self, column: str, other: str = "?") -> str:
+        """SQL comparing a name column with a parameter (or another column) regardless of case and composition."""
+        return same_name(self.db.dialect, column, other)
 
     def transaction(self) -> AbstractContextManager[Conn]:
         """A transaction on the index's database (see Database.transaction)."""

@@ -1,10 +1,9 @@
 """Resolve @mentions against document names: case-insensitive, extension optional, fuzzy when unambiguous."""
 
 import difflib
-import unicodedata
 from dataclasses import dataclass, field
 
-from backend.contract.text import name_key, name_stem
+from backend.contract.text import fold_name, name_key, name_stem
 
 FUZZY_CUTOFF = 0.75
 
@@ -23,15 +22,9 @@ class Resolution:
         return out + [f'No document matches "@{m}"' for m in self.unknown]
 
 
-def _folded(name: str) -> str:
-    """A name as names are compared: composed (NFC, as uploads are stored; "é" typed as e + accent too) and in
-    lower case."""
-    return unicodedata.normalize("NFC", name).lower()
-
-
 def resolve_one(mention: str, names: list[str]) -> list[str]:
     """Candidate documents for one mention, best rule first: exact, same stem, contained, fuzzy."""
-    exact = [n for n in names if _folded(n) == _folded(mention)]
+    exact = [n for n in names if fold_name(n) == fold_name(mention)]
     if exact:
         return exact
     key = name_stem(mention) if "." in mention and mention.rsplit(".", 1)[1].isalpha() else name_key(mention)

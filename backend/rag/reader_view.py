@@ -5,7 +5,7 @@ documents' words (rag/spelling.py). The base of rag/search.HybridRetriever."""
 import asyncio
 from collections.abc import Callable
 
-from backend.contract.text import named_documents
+from backend.contract.text import fold_name, named_documents
 from backend.contract.types import Source
 from backend.rag.index import DocumentRecord, KnowledgeIndex
 from backend.rag.spelling import Speller, respelt
@@ -113,5 +113,5 @@ class ReaderView:
 
     def _scope(self, documents: list[str]) -> list[str] | None:
         """Ids of the named searchable documents (case-insensitive), or None when none of them exists."""
-        wanted = {n.lower() for n in documents}
-        return [d.id for d in self.searchable() if d.name.lower() in wanted] or None
+        wanted = {fold_name(n) for n in documents}
+        return [d.id for d in self.searchable() if fold_name(d.name) in wanted] or None

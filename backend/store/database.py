@@ -50,3 +50,14 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[Conn]: ...
 
     def connection(self) -> AbstractContextManager[Conn]: ...
+
+
+def same_name(dialect: str, column: str, other: str = "?") -> str:
+    """SQL comparing a name column with a parameter (or another column) as contract.text.fold_name does: names are
+    unique regardless of case and composition. Postgres' unique indexes are on lower(name); SQLite's COLLATE NOCASE
+    folds ASCII letters only ("Été" and "été" passed it), so SQLite compares with unicode_lower, the function its
+    connection registers (store/sqlite.py). Run the lookup in the transaction that writes the name."""
+    if dialect == "sqlite":
+        return f"unicode_lower({column}) = unicode_lower({other})"
+    cast = "CAST(? AS text)" if other == "?" else other
+    return f"lower(normalize({column}, NFC)) = lower(normalize({cast}, NFC))"

@@ -14,13 +14,16 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from backend.contract.text import fold_name
+
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000  # another process (the CLI, a second server) holding the write lock: wait, do not fail
 
 
 def unicode_lower(value: object) -> object:
-    """SQL unicode_lower(x): a text in lower case over all of Unicode, as Python and Postgres' lower() fold it."""
-    return value.lower() if isinstance(value, str) else value
+    """SQL unicode_lower(x): a text as contract.text.fold_name folds names (composed, lower case over all of Unicode;
+    Postgres' lower() differs on a few letters, such as "İ")."""
+    return fold_name(value) if isinstance(value, str) else value
 
 
 class SqliteDatabase:
@@ -35,7 +38,7 @@ class SqliteDatabase:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        # lower() as Postgres has it: SQLite's own, and COLLATE NOCASE, fold ASCII letters only ("Été" ≠ "été")
+        # names compared over all of Unicode: SQLite's lower() and COLLATE NOCASE fold ASCII letters only
         self.conn.create_function("unicode_lower", 1, unicode_lower, deterministic=True)
         self.lock = threading.RLock()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")

@@ -30,13 +30,21 @@ export function mentionNames(text: string): string[] {
   return [...new Set(findMentions(text).map((m) => m.name))];
 }
 
-/** Lowercase words joined by single spaces: "Employee_Handbook.md" -> "employee handbook md". */
+/** Lowercase words of letters and digits without accents, joined by single spaces, as the backend's name_key:
+ * "Employee_Handbook.md" -> "employee handbook md", "Résumé équipe" -> "resume equipe". */
 function norm(name: string): string {
   return name
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
     .toLowerCase()
-    .replace(/[^0-9a-z]+/g, " ")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim()
     .replace(/ +/g, " ");
+}
+
+/** A name as names are told apart (the backend's fold_name): composed, in lower case. */
+function fold(name: string): string {
+  return name.normalize("NFC").toLowerCase();
 }
 
 function stem(name: string): string {
@@ -65,10 +73,10 @@ export const FUZZY_CUTOFF = 0.75;
  * exact name, same stem, stem contained, then close spelling. One candidate resolves; several are ambiguous.
  */
 export function mentionCandidates(mention: string, documents: string[]): string[] {
-  const exact = documents.filter((d) => d.toLowerCase() === mention.toLowerCase());
+  const exact = documents.filter((d) => fold(d) === fold(mention));
   if (exact.length) return exact;
   const ext = mention.includes(".") ? mention.slice(mention.lastIndexOf(".") + 1) : "";
-  const key = ext && /^[a-z]+$/i.test(ext) ? stem(mention) : norm(mention);
+  const key = ext && /^\p{L}+$/u.test(ext) ? stem(mention) : norm(mention);
   if (!key) return [];
   const same = documents.filter((d) => stem(d) === key);
   if (same.length) return same;

@@ -289,3 +289,10 @@ async def test_setup_when_email_has_a_control_character_then_422_and_no_account(
         assert refused.status_code == 422, refused.text
         assert "email" in refused.json()["detail"] or "NUL" in refused.json()["detail"]
         assert (await c.get("/api/auth/status")).json()["setup_needed"] is True
+
+
+async def test_ending_an_unknown_session_repeats_a_long_id_cut_short(app, admin):
+    """A 5,000-character session id came back whole in the 404 (review)."""
+    gone = await admin.client.delete(f"/api/me/sessions/{'s' * 5000}", headers=admin.headers())
+    assert gone.status_code == 404 and "does not exist" in gone.json()["detail"], gone.text
+    assert len(gone.json()["detail"]) < 300, gone.text

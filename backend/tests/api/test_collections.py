@@ -693,6 +693,14 @@ async def test_collection_names_and_moves_are_matched_without_case_beyond_ascii_
             assert refused.status_code == 422 and field in refused.json()["detail"], refused.text
         group = await ann_client.post("/api/groups", json={"name": "G", "members": ["x"]}, headers=ann.headers())
         assert group.status_code == 422 and "members" in group.json()["detail"], group.text
+        assert (await ann_client.post("/api/groups", json={"name": "ÉQUIPE"}, headers=ann.headers())).status_code == 201
+        twin_group = await ann_client.post("/api/groups", json={"name": "équipe"}, headers=ann.headers())
+        assert twin_group.status_code == 409, twin_group.text
+        other_group = await ann_client.post("/api/groups", json={"name": "Öffentlich"}, headers=ann.headers())
+        renamed_group = await ann_client.patch(
+            f"/api/groups/{other_group.json()['id']}", json={"name": "équipe"}, headers=ann.headers()
+        )
+        assert renamed_group.status_code == 409, renamed_group.text
 
         team = made.json()["id"]
         assert (await upload(ann, "Été.md", PUBLIC, team)).status_code == 202

@@ -89,14 +89,12 @@ async def test_output_guardrail_removes_links_that_are_in_no_source(client, app)
     assert any(i.startswith("unknown_url") for i in done["validation"]["output_guardrail"]["issues"])
 
 
-async def test_document_with_injected_instructions_is_flagged_at_ingest_and_dropped_at_retrieval(client):
+async def test_document_with_injected_instructions_is_flagged_at_ingest_and_dropped_at_retrieval(client, app):
     upload = await client.post("/api/documents", files=[("files", ("parking.md", io.BytesIO(HOSTILE)))])
     doc_id = upload.json()["documents"][0]["id"]
-    for _ in range(100):
-        doc = (await client.get(f"/api/documents/{doc_id}")).json()
-        if doc["status"] == "ready":
-            break
-    assert doc["flagged"] == 1
+    await app.state.services.knowledge.drain()  # 100 polls without a pause were not always enough (CI)
+    doc = (await client.get(f"/api/documents/{doc_id}")).json()
+    assert doc["status"] == "ready" and doc["flagged"] == 1, doc
     events = await ask(client, "@parking what does the note say?")  # the passage of the injected section
     retriever = status(events, "retriever")
     assert retriever["label"].startswith("Ignored 1 passage") and "parking.md" in retriever["detail"]

@@ -177,6 +177,14 @@ def test_a_content_of_the_wrong_type_names_the_message_content_once(url):
     assert error["message"].count("messages.0.content") == 1 and "list[" not in error["message"], error
 
 
+def test_a_list_too_long_for_a_field_of_several_types_is_told_its_length_not_that_it_is_not_a_string(url):
+    """Keeping one problem per field kept "stop: Input should be a valid string" for five stops (review)."""
+    body = b'{"model": "ragline", "stop": ["a", "b", "c", "d", "e"], "messages": [{"role": "user", "content": "hi"}]}'
+    error = refused_in_openai_shape(url, body)
+    assert error["param"] == "stop" and "at most 4 items" in error["message"], error
+    assert "valid string" not in error["message"], error
+
+
 def test_a_temperature_that_is_not_a_number_is_refused_as_such(url):
     """Python's JSON reader takes NaN; it was refused as "greater than or equal to 0" (tester)."""
     body = b'{"model": "ragline", "temperature": NaN, "messages": [{"role": "user", "content": "hi"}]}'

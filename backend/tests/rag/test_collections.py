@@ -119,6 +119,16 @@ async def test_unfiled_documents_move_to_the_first_admins_team_collection(kb):
     assert len(await kb.collections.readable_documents(Reader("ann"))) == 1
 
 
+async def test_an_unfiled_document_named_as_a_team_one_but_for_case_beyond_ascii_stays_unfiled(kb):
+    """SQLite's lower() folds ASCII only: été.md ingested by the CLI joined Été.md in the team collection at the next
+    start, two documents of one name there (review)."""
+    kb.ingestor.ingest("Été.md", PUBLIC)
+    assert await kb.collections.adopt_unfiled("root") == 1
+    kb.ingestor.ingest("été.md", SECRET)  # the CLI files into no collection
+    assert await kb.collections.adopt_unfiled("root") == 0
+    assert sorted((d.name, bool(d.collection)) for d in kb.index.documents()) == [("Été.md", True), ("été.md", False)]
+
+
 def test_registry_from_before_collections_is_upgraded_in_place(tmp_path):
     path = tmp_path / "knowledge.sqlite"
     with sqlite3.connect(path) as old:

@@ -135,6 +135,21 @@ def test_bad_names_are_rejected_before_anything_is_stored(kb):
     assert kb.index.documents() == []
 
 
+def test_a_name_stored_decomposed_before_names_were_composed_is_still_found_by_its_file(kb):
+    """Names are composed (NFC) at upload now; one stored decomposed by an older Ragline (macOS sends NFD) was not
+    found again: the same file from the same Mac was "added" as a second document (review)."""
+    decomposed = "Re\u0301sume\u0301.md"
+    record = kb.ingestor.register(kb.ingestor.prepare("x.md", b"# CV\n\nFluent in Basque.\n")).record
+    with kb.index.transaction() as c:  # as an older Ragline stored it
+        c.execute("UPDATE documents SET name = ? WHERE id = ?", (decomposed, record.id))
+    kb.ingestor.commit(kb.index.document(record.id), kb.ingestor.prepare("x.md", b"# CV\n\nFluent in Basque.\n"))
+    again = kb.ingestor.ingest(decomposed, b"# CV\n\nFluent in Basque.\n")
+    assert again.outcome == "unchanged" and again.record.id == record.id
+    changed = kb.ingestor.ingest(decomposed.upper(), b"# CV\n\nFluent in Basque and Welsh.\n")
+    assert changed.outcome == "updated" and changed.record.id == record.id
+    assert [d.id for d in kb.index.documents()] == [record.id]
+
+
 def test_index_survives_reopen(tmp_path, engine):
     with open_kb(fake_settings(tmp_path, **engine)) as kb:
         kb.ingestor.ingest("policy.md", V1)

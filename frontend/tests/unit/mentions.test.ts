@@ -122,6 +122,15 @@ describe("autocomplete", () => {
     });
   });
 
+  it("matches names beyond ASCII as the backend does: any case, accents optional, composed or not", () => {
+    // the backend resolved these and the box warned "matches no document" (review)
+    const docs = ["Résumé équipe.md", "Été.txt", "東京 規則.pdf", "notes.md"];
+    expect(classifyMentions("What does @東京 say?", docs).known).toEqual([{ name: "東京", document: "東京 規則.pdf" }]);
+    expect(mentionCandidates("Re\u0301sume\u0301 e\u0301quipe.md", docs)).toEqual(["Résumé équipe.md"]);
+    expect(mentionCandidates("ÉTÉ.TXT", docs)).toEqual(["Été.txt"]);
+    expect(mentionCandidates("resume-equipe", docs)).toEqual(["Résumé équipe.md"]);
+  });
+
   it("removes a mention chip from the text", () => {
     expect(removeMention("@employee-handbook what is the notice period?", "employee-handbook")).toBe(
       "what is the notice period?",
