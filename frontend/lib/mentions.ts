@@ -139,14 +139,19 @@ export function mentionToken(document: string): string {
   return `@"${document}"`;
 }
 
-/** Every document whose name contains the query, prefix matches first (the autocomplete lists the first few
- * and says how many more there are). */
+/** A name or a query as the autocomplete compares them: in lower case, without accents ("Résumé" -> "resume"). */
+function plain(text: string): string {
+  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+/** Every document whose name contains the query, accents aside, prefix matches first (the autocomplete lists the
+ * first few and says how many more there are). */
 export function matchDocuments<T extends { name: string }>(documents: T[], query: string): T[] {
-  const q = query.toLowerCase();
-  const hits = documents.filter((d) => d.name.toLowerCase().includes(q));
+  const q = plain(query);
+  const hits = documents.filter((d) => plain(d.name).includes(q));
   hits.sort((a, b) => {
-    const pa = a.name.toLowerCase().startsWith(q) ? 0 : 1;
-    const pb = b.name.toLowerCase().startsWith(q) ? 0 : 1;
+    const pa = plain(a.name).startsWith(q) ? 0 : 1;
+    const pb = plain(b.name).startsWith(q) ? 0 : 1;
     return pa - pb || a.name.localeCompare(b.name);
   });
   return hits;

@@ -100,6 +100,10 @@ describe("autocomplete", () => {
     expect(matchDocuments(many, "")).toHaveLength(10);
     expect(matchDocuments(many, "ZEPHYR-1")).toHaveLength(1);
     expect(matchDocuments(many, "nothing")).toHaveLength(0);
+    // "@resu" listed nothing for "Résumé.md", nor did a query typed decomposed (macOS)
+    const accented = [{ name: "Résumé.md" }, { name: "notes.md" }];
+    expect(matchDocuments(accented, "resu").map((d) => d.name)).toEqual(["Résumé.md"]);
+    expect(matchDocuments(accented, "Re\u0301s").map((d) => d.name)).toEqual(["Résumé.md"]);
   });
 
   it("writes tokens that parse back to the document", () => {
