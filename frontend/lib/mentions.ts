@@ -30,13 +30,15 @@ export function mentionNames(text: string): string[] {
   return [...new Set(findMentions(text).map((m) => m.name))];
 }
 
+/** A name or a query as the autocomplete compares them: in lower case, without accents ("Résumé" -> "resume"). */
+function plain(text: string): string {
+  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
 /** Lowercase words of letters and digits without accents, joined by single spaces, as the backend's name_key:
  * "Employee_Handbook.md" -> "employee handbook md", "Résumé équipe" -> "resume equipe". */
 function norm(name: string): string {
-  return name
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
+  return plain(name)
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim()
     .replace(/ +/g, " ");
@@ -137,11 +139,6 @@ export function mentionToken(document: string): string {
     }
   }
   return `@"${document}"`;
-}
-
-/** A name or a query as the autocomplete compares them: in lower case, without accents ("Résumé" -> "resume"). */
-function plain(text: string): string {
-  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 
 /** Every document whose name contains the query, accents aside, prefix matches first (the autocomplete lists the
