@@ -9,6 +9,7 @@ import sys
 import time
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from openai import DefaultAsyncHttpxClient
 
 from backend.graph.prompts import SYSTEM_PROMPT
 from backend.llm.embedded import embedded_chat_model
@@ -36,15 +37,17 @@ class NoRetriever:
 async def ask_all(model_name: str, url: str, settings: Settings, tries: int) -> list[dict]:
     """Every question `tries` times; per question, how many replies called a tool and the time it took."""
     tools = make_tools({"qa_index": [], "ledger": {}}, NoRetriever(), 4, ToolFindings())
-    model = embedded_chat_model(url, model_name, settings).bind_tools(tools)
     rows = []
-    for question in QUESTIONS:
-        start, calls = time.perf_counter(), 0
-        for _ in range(tries):
-            reply = await model.ainvoke([SystemMessage(SYSTEM_PROMPT), HumanMessage(question)])
-            calls += bool(reply.tool_calls)
-        rows.append({"question": question, "tries": tries, "tool_calls": calls, "seconds": time.perf_counter() - start})
-        report.progress(f"{calls}/{tries} called a tool: {question}")
+    async with DefaultAsyncHttpxClient() as http:
+        model = embedded_chat_model(url, model_name, settings, http).bind_tools(tools)
+        for question in QUESTIONS:
+            start, calls = time.perf_counter(), 0
+            for _ in range(tries):
+                reply = await model.ainvoke([SystemMessage(SYSTEM_PROMPT), HumanMessage(question)])
+                calls += bool(reply.tool_calls)
+            seconds = time.perf_counter() - start
+            rows.append({"question": question, "tries": tries, "tool_calls": calls, "seconds": seconds})
+            report.progress(f"{calls}/{tries} called a tool: {question}")
     return rows
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx2
 from langchain_openai import ChatOpenAI
 
 from backend.settings import Settings
@@ -48,9 +49,11 @@ def llama_server(model_path: Path, settings: Settings) -> Iterator[str]:
         del server
 
 
-def embedded_chat_model(base_url: str, model_name: str, settings: Settings) -> ChatOpenAI:
-    """A streaming OpenAI-compatible chat model pointed at the in-process llama.cpp server."""
+def embedded_chat_model(base_url: str, model_name: str, settings: Settings, http: httpx2.AsyncClient) -> ChatOpenAI:
+    """A streaming OpenAI-compatible chat model pointed at the in-process llama.cpp server, on the app's own
+    connections (`http`, see open_models)."""
     return ChatOpenAI(
+        http_async_client=http,
         base_url=f"{base_url}/v1",
         api_key="local",
         model=model_name,

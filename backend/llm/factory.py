@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
+import openai
 from langchain_core.language_models import BaseChatModel
 
 from backend.llm.embedded import embedded_chat_model, llama_server
@@ -71,9 +73,10 @@ def embedded_model_file(settings: Settings) -> tuple[Path, str, str]:
     return ensure_model(spec, settings.cache_dir), spec.name, spec.sha256[:12]
 
 
-def model_pool(settings: Settings) -> ModelPool:
-    """One chat model per server URL of the ollama or openai backend, with the address that says it is up. In a
-    pool of several, a connection is waited for POOL_CONNECT_SECONDS at most: the next server is there."""
+def model_pool(settings: Settings, http: httpx2.AsyncClient) -> ModelPool:
+    """One chat model per server URL of the ollama or openai backend, with the address that says it is up; the
+    openai ones on the app's connections (`http`). In a pool of several, a connection is waited for
+    POOL_CONNECT_SECONDS at most: the next server is there."""
     urls = settings.chat_urls
     connect = min(POOL_CONNECT_SECONDS, settings.llm_timeout_seconds) if len(urls) > 1 else None
     if settings.llm_backend == "ollama":
@@ -82,18 +85,31 @@ def model_pool(settings: Settings) -> ModelPool:
         )
     headers = {"Authorization": f"Bearer {api_key(settings)}"}
     return ModelPool(
-        [ModelServer(public_url(u), openai_chat_model(settings, u, connect), f"{u}/models", headers) for u in urls]
+        [
+            ModelServer(public_url(u), openai_chat_model(settings, http, u, connect), f"{u}/models", headers)
+            for u in urls
+        ]
     )
 
 
 @asynccontextmanager
 async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Models]:
     """Start (embedded) or connect (ollama, openai, fake) the models; stop them on exit. `layout` names the prompt
-    layout that saved KV caches are keyed on."""
+    layout that saved KV caches are keyed on.
+
+    The OpenAI-compatible chat models (embedded, openai) talk on connections of this app's own, closed on exit:
+    langchain-openai would otherwise share one pool per server URL in the process, and an app started after
+    another (tests, benchmarks) took over connections of the first one's event loop, closed by then."""
+    async with openai.DefaultAsyncHttpxClient() as http, _opened(settings, layout, http) as models:
+        yield models
+
+
+@asynccontextmanager
+async def _opened(settings: Settings, layout: str, http: httpx2.AsyncClient) -> AsyncIterator[Models]:
     embed, embed_name = await asyncio.to_thread(embedding_function, settings)
     gate = ModelGate(settings.concurrency)
     if settings.llm_backend in ("ollama", "openai"):
-        pool = model_pool(settings)
+        pool = model_pool(settings, http)
         name = settings.ollama_chat_model if settings.llm_backend == "ollama" else settings.openai_chat_model
         async with pool.checking(settings.model_health_seconds):
             yield Models(settings.llm_backend, name, PooledChatModel(pool=pool), embed, embed_name, gate, pool=pool)
@@ -105,7 +121,7 @@ async def open_models(settings: Settings, layout: str = "") -> AsyncIterator[Mod
     path, name, tag = await asyncio.to_thread(embedded_model_file, settings)
     with ExitStack() as stack:
         url = await asyncio.to_thread(stack.enter_context, llama_server(path, settings))
-        async with httpx.AsyncClient(base_url=url, timeout=SLOT_CALL_SECONDS) as http:
-            kv = KVCache(settings.kv_cache_path, http, tag, layout, settings.kv_cache_mb, settings.kv_cache_thread_mb)
-            chat = embedded_chat_model(url, name, settings)
+        async with httpx.AsyncClient(base_url=url, timeout=SLOT_CALL_SECONDS) as slots:
+            kv = KVCache(settings.kv_cache_path, slots, tag, layout, settings.kv_cache_mb, settings.kv_cache_thread_mb)
+            chat = embedded_chat_model(url, name, settings, http)
             yield Models("embedded", name, chat, embed, embed_name, gate, kv, pin_slots=True, base_url=url)

@@ -99,12 +99,14 @@ class CompatChatOpenAI(ChatOpenAI):
 
 
 def openai_chat_model(
-    settings: Settings, url: str | None = None, connect_seconds: float | None = None
+    settings: Settings, http: httpx2.AsyncClient, url: str | None = None, connect_seconds: float | None = None
 ) -> CompatChatOpenAI:
-    """A streaming chat model on a server (the first configured one unless given); no retries (an error reaches
-    the client, or the pool's next server, at once); `connect_seconds` caps the wait for a connection."""
+    """A streaming chat model on a server (the first configured one unless given), on the app's own connections
+    (`http`, see open_models); no retries (an error reaches the client, or the pool's next server, at once);
+    `connect_seconds` caps the wait for a connection."""
     timeout = settings.llm_timeout_seconds
     return CompatChatOpenAI(
+        http_async_client=http,
         base_url=url or settings.openai_base_url.split(",")[0],
         api_key=api_key(settings),
         model=settings.openai_chat_model,

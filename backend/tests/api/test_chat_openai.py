@@ -243,3 +243,26 @@ async def test_a_server_refusing_tools_and_stream_options_is_answered_on_the_thi
     assert events[-1][1]["answer"] == ANSWER
     sent = [(bool(r.body.get("tools")), "stream_options" in r.body) for r in server.requests_to(CHAT)]
     assert sent == [(True, True), (False, True), (False, False)]
+
+
+def test_an_app_started_after_another_in_the_process_answers_from_a_server_restarted_on_the_same_port(tmp_path):
+    """Each app opens its own connections to the model server, and closes them when it stops. langchain-openai
+    otherwise shares one connection pool per server URL in the process: an app started after another (on an event
+    loop of its own) took over the first one's connection, which the server had closed meanwhile, and failed
+    closing it (RuntimeError: Event loop is closed). CI met it on the embedded model, whose llama.cpp server came
+    back on the port of the previous one."""
+
+    async def turn(data: str) -> list[tuple[str, dict]]:
+        async with openai_app(tmp_path / data, server.url) as (_, client):
+            return await stream_turn(client, "What is the answer?", "chat")
+
+    with serve_openai() as server:
+        server.script(ANSWER, ANSWER)
+        first = asyncio.run(turn("first"))
+        server.stop()
+        server.restart()  # the first app's connection is closed by the server
+        second = asyncio.run(turn("second"))
+
+    assert names(first)[-1] == "done" and tokens(first) == ANSWER
+    assert names(second)[-1] == "done", second[-1]
+    assert tokens(second) == ANSWER

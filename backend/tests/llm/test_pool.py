@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from ollama import ResponseError
+from openai import DefaultAsyncHttpxClient as HTTP  # the connections open_models gives an app
 
 from backend.llm.factory import model_pool
 from backend.llm.pool import ModelPool, ModelServer, PooledChatModel, short_error, unreachable
@@ -20,7 +21,7 @@ ANSWER = "Refunds take thirty days."
 
 def ollama_pool(tmp_path: Path, *doubles: OllamaDouble) -> ModelPool:
     urls = ",".join(d.base_url for d in doubles)
-    return model_pool(Settings(llm_backend="ollama", ollama_base_url=urls, data_dir=tmp_path, _env_file=None))
+    return model_pool(Settings(llm_backend="ollama", ollama_base_url=urls, data_dir=tmp_path, _env_file=None), HTTP())
 
 
 def openai_pool(tmp_path: Path, *doubles: OpenAIDouble) -> ModelPool:
@@ -28,7 +29,7 @@ def openai_pool(tmp_path: Path, *doubles: OpenAIDouble) -> ModelPool:
     settings = Settings(
         llm_backend="openai", openai_base_url=urls, openai_chat_model="double-chat", data_dir=tmp_path, _env_file=None
     )
-    return model_pool(settings)
+    return model_pool(settings, HTTP())
 
 
 @pytest.fixture
@@ -209,7 +210,8 @@ def test_in_a_pool_a_connection_is_waited_for_briefly_a_lone_server_as_long_as_t
                 llm_timeout_seconds=900,
                 data_dir=tmp_path,
                 _env_file=None,
-            )
+            ),
+            HTTP(),
         )
 
     lone = pool("ollama", "http://a:1").servers[0].model
