@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from backend.contract.text import fold_name, shown
 from backend.store.checkpointer import Checkpointer
 from backend.store.database import Conn, Database
 from backend.store.open import Storage, open_storage
@@ -290,9 +291,48 @@ async def export_installation(settings: Any, folder: Path) -> dict[str, int]:
     return counts
 
 
+def _rows(folder: Path, table: str) -> Iterator[dict]:
+    for rows in _batches(folder / f"{table}.jsonl", VECTOR_BATCH):
+        yield from rows
+
+
+def names_as_one(folder: Path) -> list[str]:
+    """Names in an export that this version counts as one (contract.text.fold_name: case beyond ASCII, Unicode
+    composition) though an older version stored both: "Été.md" and "été.md" in one collection, which SQLite's
+    ASCII-only NOCASE let through. Postgres' unique indexes refuse the second one mid-import, and either engine
+    would then answer a mention of them as ambiguous. One line per clash."""
+    seen: dict[tuple, list[str]] = {}
+    collections = {}
+    for row in _rows(folder, "collections"):
+        collections[row["id"]] = row["name"]
+        if row["kind"] != "personal":
+            seen.setdefault(("collection", fold_name(row["name"])), []).append(row["name"])
+    for row in _rows(folder, "documents"):
+        seen.setdefault(("document", row["collection"], fold_name(row["name"])), []).append(row["name"])
+    for row in _rows(folder, "groups"):
+        seen.setdefault(("group", fold_name(row["name"])), []).append(row["name"])
+    for row in _rows(folder, "users"):
+        seen.setdefault(("user", row["email"].lower()), []).append(row["email"])
+    clashes = []
+    for key, names in seen.items():
+        if len(names) > 1:
+            where = f" in collection {shown(collections.get(key[1]) or key[1])}" if key[0] == "document" else ""
+            clashes.append(f"{key[0]}s {' and '.join(shown(n) for n in names)}{where}")
+    return clashes
+
+
 async def import_installation(settings: Any, folder: Path) -> dict[str, int]:
-    """Load an export into the empty installation the settings point at; returns what came, by file."""
+    """Load an export into the empty installation the settings point at; returns what came, by file. An export
+    holding names counted as one (names_as_one) is refused before anything is written."""
     manifest = read_manifest(folder)
+    if clashes := names_as_one(folder):
+        more = f"; and {len(clashes) - 5} more" if len(clashes) > 5 else ""
+        raise TransferError(
+            f"nothing was imported: the export holds names this version counts as one (they differ only in case or "
+            f"in how accents are encoded): {'; '.join(clashes[:5])}{more}. In the installation you exported, keep "
+            "one of each (delete the other document, rename the other collection or group), then export it again "
+            "and import the new export"
+        )
     counts: dict[str, int] = {}
     async with _installation(settings) as (storage, checkpointer, vectors, files):
         databases, db, kb = storage.by_role(), storage.conversations, storage.knowledge

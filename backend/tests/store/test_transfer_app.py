@@ -1,6 +1,7 @@
 """A whole installation moved SQLite -> Postgres -> SQLite with `cli export` / `cli import`: thread pages, exports,
 memory, documents, originals and search results are the same before and after, and the threads go on."""
 
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -74,3 +75,34 @@ async def test_an_installation_moves_to_postgres_and_back_unchanged(tmp_path: Pa
             assert reply.status_code == 200
             memory = (await c.get("/api/threads/t1/memory")).json()
     assert [e["question"] for e in memory["qa_index"]] == [*QUESTIONS["t1"], "Thanks!"]
+
+
+async def test_an_export_holding_names_an_older_version_kept_apart_is_refused_before_anything_is_imported(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Before 62b8af6, SQLite told "Été.md" and "été.md" apart (its NOCASE folds ASCII letters only): an export of
+    such an installation failed on Postgres' unique index halfway, with a traceback and the tables before it filled
+    (a second import was then refused: not empty). Now it is refused up front, naming both; once one is deleted
+    in the source, its new export goes in."""
+    sqlite = fake_settings(tmp_path / "a" / "data", database_url=None)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "Été.md").write_text("# Summer\n\nThe office closes for two weeks in August.\n")
+    app = create_app(sqlite)
+    async with LifespanManager(app):
+        await ingest_paths(app.state.services.knowledge, [tmp_path / "docs"])
+    with sqlite3.connect(sqlite.knowledge_path) as conn:  # the twin an older version let in
+        columns = [r[1] for r in conn.execute("PRAGMA table_info(documents)")]
+        copied = ", ".join("'twin'" if c == "id" else "'été.md'" if c == "name" else c for c in columns)
+        conn.execute(f"INSERT INTO documents ({', '.join(columns)}) SELECT {copied} FROM documents")
+    await export_installation(sqlite, tmp_path / "twins")
+
+    postgres = fake_settings(tmp_path / "b" / "data", database_url=postgres_url)
+    with pytest.raises(TransferError, match="nothing was imported") as refused:
+        await import_installation(postgres, tmp_path / "twins")
+    assert "documents 'Été.md' and 'été.md'" in str(refused.value)
+
+    with sqlite3.connect(sqlite.knowledge_path) as conn:
+        conn.execute("DELETE FROM documents WHERE id = 'twin'")
+    await export_installation(sqlite, tmp_path / "fixed")
+    moved = await import_installation(postgres, tmp_path / "fixed")  # the target was left empty
+    assert moved["documents"] == 1
