@@ -339,7 +339,15 @@ async def import_installation(settings: Any, folder: Path) -> dict[str, int]:
         await db.call(lambda: require_empty(databases))
         for table in TABLES:
             d = databases[table.role]
-            counts[table.name] = await d.call(lambda t=table, d=d: load_table(d, t, folder / f"{t.name}.jsonl"))
+            try:
+                counts[table.name] = await d.call(lambda t=table, d=d: load_table(d, t, folder / f"{t.name}.jsonl"))
+            except d.integrity_error as exc:
+                loaded = ", ".join(counts) or "none"
+                raise TransferError(
+                    f"the target refused a row of {table.name} ({str(exc).splitlines()[0]}); nothing of "
+                    f"{table.name} was imported, but the tables before it were ({loaded}): empty the target before "
+                    "importing again"
+                ) from None
         counts["checkpoints"] = await db.call(lambda: load_checkpoints(checkpointer, folder / "checkpoints.jsonl"))
         counts["vectors"] = await kb.call(lambda: load_vectors(vectors, folder / "vectors.jsonl"))
         counts["files"] = await kb.call(lambda: load_files(files, folder / "files"))

@@ -77,6 +77,17 @@ async def test_an_installation_moves_to_postgres_and_back_unchanged(tmp_path: Pa
     assert [e["question"] for e in memory["qa_index"]] == [*QUESTIONS["t1"], "Thanks!"]
 
 
+async def one_document(folder: Path) -> Settings:
+    """A SQLite installation holding Été.md."""
+    settings = fake_settings(folder / "data", database_url=None)
+    (folder / "docs").mkdir(parents=True)
+    (folder / "docs" / "Été.md").write_text("# Summer\n\nThe office closes for two weeks in August.\n")
+    app = create_app(settings)
+    async with LifespanManager(app):
+        await ingest_paths(app.state.services.knowledge, [folder / "docs"])
+    return settings
+
+
 async def test_an_export_holding_names_an_older_version_kept_apart_is_refused_before_anything_is_imported(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -84,12 +95,7 @@ async def test_an_export_holding_names_an_older_version_kept_apart_is_refused_be
     such an installation failed on Postgres' unique index halfway, with a traceback and the tables before it filled
     (a second import was then refused: not empty). Now it is refused up front, naming both; once one is deleted
     in the source, its new export goes in."""
-    sqlite = fake_settings(tmp_path / "a" / "data", database_url=None)
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "Été.md").write_text("# Summer\n\nThe office closes for two weeks in August.\n")
-    app = create_app(sqlite)
-    async with LifespanManager(app):
-        await ingest_paths(app.state.services.knowledge, [tmp_path / "docs"])
+    sqlite = await one_document(tmp_path / "a")
     with sqlite3.connect(sqlite.knowledge_path) as conn:  # the twin an older version let in
         columns = [r[1] for r in conn.execute("PRAGMA table_info(documents)")]
         copied = ", ".join("'twin'" if c == "id" else "'été.md'" if c == "name" else c for c in columns)
@@ -106,3 +112,16 @@ async def test_an_export_holding_names_an_older_version_kept_apart_is_refused_be
     await export_installation(sqlite, tmp_path / "fixed")
     moved = await import_installation(postgres, tmp_path / "fixed")  # the target was left empty
     assert moved["documents"] == 1
+
+
+async def test_a_row_the_target_refuses_is_named_with_what_was_imported_before_it(tmp_path: Path) -> None:
+    """An export edited by hand (here a chunk repeated): the refusal names the table and the target's reason, and
+    says what the target now holds, not a traceback."""
+    await export_installation(await one_document(tmp_path / "a"), tmp_path / "export")
+    chunks = tmp_path / "export" / "chunks.jsonl"
+    chunks.write_text(chunks.read_text() * 2)
+
+    with pytest.raises(TransferError, match="refused a row of chunks") as refused:
+        await import_installation(fake_settings(tmp_path / "b" / "data", database_url=None), tmp_path / "export")
+    assert "UNIQUE constraint failed" in str(refused.value) and "documents" in str(refused.value)
+    assert "empty the target before importing again" in str(refused.value)
