@@ -145,6 +145,7 @@ class RunDriver:
                 async for event in events:
                     completed = completed or isinstance(event, DoneEvent)
                     self._emit(run, event)
+                    await self.runlog.keep_up(run.run_id)
         finally:
             await lease.finish(keep=completed)  # saves the thread's KV cache, frees the slot for the next turn
             if not completed:  # failed or cancelled: what the turn checkpointed goes, unless it was all stored

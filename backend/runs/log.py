@@ -3,8 +3,9 @@
 A run's events go out to its followers from memory at once and reach the file in batches (one transaction every
 BATCH_SECONDS at most), so tokens never wait for the disk; the run's last events and its final status are written
 together when it ends. After a `kill -9` the file holds the run as `running` with the events of all but the last
-batch: start-up marks such runs `interrupted` (see TurnRunner.recover). Finished runs' logs are pruned after
-RAG_RUN_LOG_HOURS.
+batch: start-up marks such runs `interrupted` (see TurnRunner.recover), with a last event numbered above any the
+dead server may have sent unwritten (a turn never runs more than SENT_AHEAD events ahead of the file). Finished
+runs' logs are pruned after RAG_RUN_LOG_HOURS.
 
 Several replicas on one Postgres database share the log. Each run names the replica (server process) running it,
 and each replica writes a heartbeat every HEARTBEAT_SECONDS: another replica follows a run from the log, asks
@@ -15,6 +16,7 @@ for its Stop through the log (`request_stop`), and takes over the runs of a repl
 import asyncio
 import json
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
@@ -24,6 +26,10 @@ from backend.store.database import Conn, Database
 from backend.store.run_tables import create_tables
 
 BATCH_SECONDS = 0.05
+SENT_AHEAD = 500  # events of a run that may go out before they are written: a turn's stream waits for the file
+# beyond that (keep_up). A recovered run's last event is numbered RECOVERED_GAP above its last written one: above
+# every event its dead server can have sent (the few emitted outside the turn's stream stay far below the gap).
+RECOVERED_GAP = 2 * SENT_AHEAD
 HEARTBEAT_SECONDS = 2.0
 DEAD_AFTER_SECONDS = 10.0  # a replica not heard of for this long is dead
 
@@ -47,6 +53,8 @@ class RunLog:
         self.shared = db.dialect == "postgres"  # replicas may share it (SQLite files serve one server)
         self._pending: list[LoggedEvent] = []
         self._wake = asyncio.Event()
+        self._unwritten: Counter[str] = Counter()  # events of each run appended but not yet committed
+        self._written = asyncio.Event()  # set (and replaced) each time a batch is committed
 
     @classmethod
     @asynccontextmanager
@@ -89,13 +97,25 @@ class RunLog:
     def append(self, run_id: str, seq: int, event: str, data: str) -> None:
         """Queue one event for the next batch."""
         self._pending.append((run_id, seq, event, data))
+        self._unwritten[run_id] += 1
         self._wake.set()
+
+    async def keep_up(self, run_id: str) -> None:
+        """Wait while SENT_AHEAD events or more of the run are unwritten (a disk slower than the model): the
+        numbering of a recovered run relies on it."""
+        while self._unwritten[run_id] >= SENT_AHEAD:
+            written = self._written
+            self._wake.set()
+            await written.wait()
 
     async def flush(self) -> None:
         """Write every queued event now (after any batch already on its way: the worker runs jobs in order)."""
         batch, self._pending = self._pending, []
         if batch:
-            await self.db.write(lambda c: _insert(c, batch))
+            try:
+                await self.db.write(lambda c: _insert(c, batch))
+            finally:
+                self._committed(batch)
 
     async def finish(self, run_id: str, status: str, last_event_id: int, finished_at: str) -> None:
         """Write the queued events and the run's final status in one transaction."""
@@ -106,7 +126,16 @@ class RunLog:
             _insert(conn, batch)
             conn.execute(sql, (status, finished_at, last_event_id, run_id))
 
-        await self.db.write(job)
+        try:
+            await self.db.write(job)
+        finally:
+            self._committed(batch)
+
+    def _committed(self, batch: list[LoggedEvent]) -> None:
+        """The batch is written (or failed: a turn must not wait for a database that refused it)."""
+        self._unwritten -= Counter(run_id for run_id, *_ in batch)  # drops the runs that reach 0
+        self._written.set()
+        self._written = asyncio.Event()
 
     async def running(self) -> list[dict]:
         """Every run logged as `running`, on any replica, oldest first: run_id, thread_id, question, created_at,

@@ -39,7 +39,7 @@ from backend.graph.deps import GraphDeps
 from backend.llm.factory import Models
 from backend.runs.driver import FOLLOW_POLL_SECONDS, RunDriver
 from backend.runs.live import LiveRun, Numbered
-from backend.runs.log import RunLog
+from backend.runs.log import RECOVERED_GAP, RunLog
 from backend.runs.queue import ThreadQueue
 from backend.runs.spec import Asker, TurnSpec
 from backend.runs.summary import SummaryScheduler
@@ -235,7 +235,7 @@ class TurnRunner(RunDriver):
             if not await self._keep_unfinished(run, "interrupted", row["answer"], logged_steps(row["statuses"])):
                 await self.runlog.finish(run.run_id, "completed", row["last_event_id"], now())  # it was stored
                 continue
-            seq = row["last_event_id"] + 1
+            seq = row["last_event_id"] + RECOVERED_GAP  # above what the dead server may have sent unwritten
             stopped = StoppedEvent(run_id=run.run_id, status="interrupted", answer=row["answer"])
             self.runlog.append(run.run_id, seq, "stopped", stopped.model_dump_json())
             await self.runlog.finish(run.run_id, "interrupted", seq, now())

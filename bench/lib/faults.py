@@ -67,19 +67,21 @@ def history_views_sync(url: str, thread_id: str) -> dict[str, Pairs]:
 
 @dataclass
 class Killed:
-    """What the client of a killed stream saw: whether `done` had arrived, the run's id and the streamed text."""
+    """What the client of a killed stream saw: whether `done` had arrived, the run's id, the streamed text and the
+    number of the last event it received (the SSE `id:` it would re-attach with)."""
 
     done: bool
     run_id: str
     text: str
+    last_id: int = 0
 
 
 def stream_and_kill(url: str, body: dict, kill_point: KillPoint, proc: Popen) -> Killed:
     """Stream a turn and SIGKILL the server at the kill point."""
-    tokens, name, run_id, text = 0, "", "", ""
+    tokens, name, run_id, text, last_id = 0, "", "", "", 0
     with httpx.Client(timeout=30) as client, connect_sse(client, "POST", f"{url}/api/chat/stream", json=body) as sse:
         for event in sse.iter_sse():
-            name, data = event.event, event.json()
+            name, data, last_id = event.event, event.json(), int(event.id or last_id)
             run_id = data["run_id"] if name == "metadata" else run_id
             text += data["text"] if name == "token" else ""
             tokens += name == "token"
@@ -88,7 +90,7 @@ def stream_and_kill(url: str, body: dict, kill_point: KillPoint, proc: Popen) ->
                 proc.kill()
                 break
     proc.wait(timeout=10)
-    return Killed(name == "done", run_id, text)
+    return Killed(name == "done", run_id, text, last_id)
 
 
 async def cut_after_first_token(client: httpx.AsyncClient, thread_id: str, question: str) -> None:

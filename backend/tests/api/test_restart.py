@@ -37,6 +37,12 @@ def test_kill_9_while_the_model_streams_then_page_export_and_memory_agree_after_
                 "stopped",
                 {"run_id": finished.run_id, "status": "interrupted", "answer": last[1]["content"]},
             )
+            # re-attaching with the last event it received, the client is told the run ended: its token events
+            # went out before they were written (batches of 50 ms), so the last ones died unwritten, and the
+            # `stopped` event must be numbered above them, not after the last one written
+            stream = f"{url}/api/runs/{finished.run_id}/stream"
+            reattached = parse_sse(httpx.get(stream, headers={"Last-Event-ID": str(finished.last_id)}, timeout=30))
+            assert reattached == [replay[-1]], (finished.last_id, run["last_event_id"])
             assert httpx.get(f"{url}/api/threads/{thread_id}").json()["active_run"] is None
         again = httpx.post(f"{url}/api/chat", json={"message": "Hi again", "thread_id": thread_id}, timeout=30)
         assert again.status_code == 200

@@ -4,7 +4,7 @@ import asyncio
 import sqlite3
 
 from backend.contract.events import StatusEvent
-from backend.runs.log import BATCH_SECONDS, RunLog
+from backend.runs.log import BATCH_SECONDS, RECOVERED_GAP, SENT_AHEAD, RunLog
 from backend.runs.unfinished import logged_steps
 from backend.store.sqlite import SqliteDatabase
 
@@ -151,3 +151,37 @@ async def test_a_run_of_a_replica_older_than_the_numbering_is_ordered_by_its_sta
         await database.write(lambda c: c.execute("UPDATE runs SET turn_no = 0 WHERE run_id = 'run-old'"))
         assert await new.ahead_elsewhere("t", "run-new") == 0  # the old run started later
         assert await old.ahead_elsewhere("t", "run-old") == 1  # as the old replica's own created_at order says
+
+
+class StalledWrites:
+    """The database with its writes held until `go` is set (a disk slower than the model)."""
+
+    def __init__(self, db) -> None:
+        self.db, self.go = db, asyncio.Event()
+
+    async def write(self, job):
+        await self.go.wait()
+        return await self.db.write(job)
+
+    def __getattr__(self, name: str):
+        return getattr(self.db, name)
+
+
+async def test_a_run_goes_at_most_sent_ahead_events_beyond_the_file(database):
+    """What a recovered run's numbering relies on: its dead server sent no event numbered RECOVERED_GAP or more
+    above the last one written."""
+    assert RECOVERED_GAP > SENT_AHEAD
+    async with RunLog.open(database) as log:
+        await log.start("r1", "t1", "question?", "2026-01-01T00:00:00.000+00:00")
+        stalled = log.db = StalledWrites(database)
+        for seq in range(1, SENT_AHEAD):
+            log.append("r1", seq, "token", '{"text": "w "}')
+        await asyncio.wait_for(log.keep_up("r1"), 5)  # below the bound: at once
+        log.append("r1", SENT_AHEAD, "token", '{"text": "w "}')
+        waiting = asyncio.create_task(log.keep_up("r1"))
+        await asyncio.sleep(BATCH_SECONDS * 6)
+        assert not waiting.done()
+        stalled.go.set()
+        await asyncio.wait_for(waiting, 10)
+        log.db = database
+        assert len(await log.events("r1")) == SENT_AHEAD
