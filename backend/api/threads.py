@@ -174,12 +174,14 @@ async def delete_thread(thread_id: str, services: ServicesDep, principal: Princi
 
 
 async def remove_thread(services: Services, thread_id: str) -> None:
-    """Delete a thread with its checkpoints and saved KV cache; 409 while a question is answered on it."""
+    """Delete a thread with its checkpoints, its runs' logs and saved KV cache; 409 while a question is answered
+    on it."""
     runner = services.runner
     if runner.queue.ahead(thread_id):
         raise HTTPException(409, f"a question is being answered on thread {thread_id!r}; stop it, then delete")
     async with runner.queue.turn(thread_id):  # no turn may start while the thread is being deleted
         await runner.summaries.settle(thread_id)  # a pending summary update would write a checkpoint back
         await services.checkpointer.adelete_thread(thread_id)
+        await runner.runlog.forget_thread(thread_id)  # its runs' questions and answers go too
     if services.models.kv is not None:
         services.models.kv.delete(thread_id)  # the thread's saved KV cache goes with it

@@ -225,6 +225,17 @@ class RunLog:
 
         return await self.db.write(job)
 
+    async def forget_thread(self, thread_id: str) -> int:
+        """Delete the logs of a deleted thread's finished runs (its question and answer must not outlive it, nor
+        go to whoever starts a thread of that id next); returns how many runs went."""
+
+        def job(conn: Conn) -> int:
+            runs = "SELECT run_id FROM runs WHERE thread_id = ? AND status != 'running'"
+            conn.execute(f"DELETE FROM run_events WHERE run_id IN ({runs})", (thread_id,))
+            return conn.execute("DELETE FROM runs WHERE thread_id = ? AND status != 'running'", (thread_id,)).rowcount
+
+        return await self.db.write(job)
+
     async def _beat(self) -> None:
         sql = (
             "INSERT INTO replicas (replica_id, started_at, seen_at) VALUES (?, ?, ?) "

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from backend.cli import create_admin
 from backend.main import create_app
 from backend.tests.api.auth_helpers import PASSWORD, Person, chat, client_of, sign_in
+from backend.tests.api.test_runs import until_logged
 from backend.tests.conftest import fake_settings
 from bench.lib.sse import parse_sse
 
@@ -138,6 +139,24 @@ async def test_another_users_threads_runs_and_keys_are_404s_like_missing_ones(ap
         stopped = await ann_client.post(f"/api/runs/{live.run_id}/cancel", headers=ann.headers())
         assert stopped.status_code == 200 and stopped.json()["status"] == "stopped"
         await asyncio.sleep(0)
+
+
+async def test_a_deleted_threads_runs_go_with_it_and_not_to_whoever_takes_its_id_next(app):
+    """A probe found a deleted thread's runs still readable (question, and answer by replay) for the run log's
+    24 hours, and, once another user started a thread of the same id, theirs: a run is its thread owner's."""
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        done = parse_sse(await chat(ann, SECRET_QUESTION, "shared-id"))
+        run_id = done[0][1]["run_id"]
+        await until_logged(app, run_id)
+        assert (await ann_client.delete("/api/threads/shared-id", headers=ann.headers())).status_code == 204
+        assert (await ann_client.get(f"/api/runs/{run_id}", headers=ann.headers())).status_code == 404
+
+        assert parse_sse(await chat(bob, "Hello", "shared-id"))[-1][0] == "done"  # Bob's thread now
+        for method, url, kwargs in run_requests(run_id):
+            theirs = await _ask(bob_client, method, url, kwargs, bob.headers())
+            assert theirs.status_code == 404 and "Write a poem" not in theirs.text, (url, theirs.text)
+        assert await app.state.services.runner.runlog.events(run_id) == []
 
 
 @pytest.mark.parametrize("admin_from", ["setup", "cli"])
