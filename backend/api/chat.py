@@ -6,6 +6,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 
+import anyio
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -13,7 +14,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from backend.api.asker import asker_of
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses, turn_status
-from backend.api.leaving import ClientLeft, until_client_leaves
+from backend.api.leaving import ClientLeft, until_client_leaves, until_set
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
@@ -22,6 +23,7 @@ from backend.runs.live import LiveRun
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["chat"])
+SHUTDOWN_GRACE_SECONDS = 2.0  # how long a stream has to end cleanly once the server stops, before it is cut
 STREAM_RESPONSE = {
     200: {
         "description": "Server-sent events, each with its number in the run as `id:`: metadata, status…, "
@@ -52,20 +54,25 @@ async def own_thread(body: ChatRequest, services: Services, principal: Principal
     return thread_id
 
 
-def sse_frames(
+def run_stream(
     services: Services,
     run_id: str,
     after: int,
     on_leave: LiveRun | None = None,
     view: Callable[[BaseModel], Awaitable[BaseModel]] | None = None,
-) -> AsyncIterator:
-    """A run's events after `after` as numbered SSE frames; `on_leave`: the run to cancel if the client leaves;
-    `view`: each event as this client may see it."""
+) -> EventSourceResponse:
+    """A run's events after `after` as numbered SSE frames, with heartbeat pings and no proxy buffering.
+    `on_leave`: the run to cancel if the client leaves; `view`: each event as this client may see it.
+
+    When the server stops, the stream ends cleanly, with no last event: the run is not over (the shutdown leaves it
+    to start-up to mark interrupted), so the client re-attaches as after a dropped connection and, once the server
+    is back, gets its `stopped` event. (sse-starlette cut it mid-response, and uvicorn logged an error.)"""
+    stopping = anyio.Event()  # set by sse-starlette when uvicorn is asked to exit
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         ended = False
         try:
-            async for seq, event in services.runner.follow(run_id, after):
+            async for seq, event in until_set(services.runner.follow(run_id, after), stopping):
                 event = await view(event) if view else event
                 yield ServerSentEvent(id=str(seq), data=event.model_dump_json(), event=SSE_EVENTS[type(event)])
             ended = True
@@ -76,15 +83,12 @@ def sse_frames(
             if not ended and on_leave is not None:
                 await services.runner.abandon(on_leave)
 
-    return frames()
-
-
-def event_stream(frames: AsyncIterator, services: Services) -> EventSourceResponse:
-    """The SSE response: heartbeat pings, no proxy buffering."""
     return EventSourceResponse(
-        frames,
+        frames(),
         ping=int(max(1, services.deps.settings.heartbeat_seconds)),
         headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
+        shutdown_event=stopping,
+        shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,
     )
 
 
@@ -107,7 +111,7 @@ async def chat_stream(body: ChatRequest, services: ServicesDep, principal: Princ
         body.message, body.mode, thread_id, body.use_memory, body.guardrail, asker, body.keep_scope
     )
     on_leave = run if body.on_disconnect == "cancel" else None
-    return event_stream(sse_frames(services, run.run_id, 0, on_leave), services)
+    return run_stream(services, run.run_id, 0, on_leave)
 
 
 @router.post(

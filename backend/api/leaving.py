@@ -2,14 +2,15 @@
 
 Starlette cancels a streaming response when its client disconnects, but a handler that returns one JSON body runs
 to the end whether anyone waits for it or not. `until_client_leaves` runs the handler's work beside a watch on the
-connection and cancels the work when the client has gone.
+connection and cancels the work when the client has gone. `until_set` ends a stream's items when the server stops.
 """
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any, TypeVar
 
+import anyio
 from fastapi import Request
 
 log = logging.getLogger(__name__)
@@ -36,3 +37,27 @@ async def until_client_leaves(request: Request, work: Coroutine[Any, Any, T]) ->
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+async def until_set(items: AsyncIterator[T], stop: anyio.Event) -> AsyncIterator[T]:
+    """The items until they end or `stop` is set; then, or when the caller stops early, the item being awaited is
+    cancelled and the items are closed."""
+    stopped = asyncio.ensure_future(stop.wait())
+    item: asyncio.Future | None = None
+    try:
+        while True:
+            item = asyncio.ensure_future(anext(items))
+            await asyncio.wait({item, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not item.done():
+                return
+            try:
+                value = item.result()
+            except StopAsyncIteration:
+                return
+            yield value
+    finally:
+        pending = [task for task in (item, stopped) if task is not None and not task.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await items.aclose()  # type: ignore[attr-defined]

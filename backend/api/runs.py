@@ -6,7 +6,7 @@ from fastapi import APIRouter, Header, HTTPException, Query
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
-from backend.api.chat import STREAM_RESPONSE, event_stream, sse_frames
+from backend.api.chat import STREAM_RESPONSE, run_stream
 from backend.api.collections import DocumentNames, readable_documents, thread_names, visible_event
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
@@ -80,7 +80,7 @@ async def follow_run(
             names = await thread_names(services, readable, thread_id, await services.conversations.turns(thread_id))
         return visible_event(event, readable, names)
 
-    return event_stream(sse_frames(services, run_id, start, view=as_reader_sees), services)
+    return run_stream(services, run_id, start, view=as_reader_sees)
 
 
 @router.post("/{run_id}/cancel", response_model=RunInfo, responses=responses(404, 409))

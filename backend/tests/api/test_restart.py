@@ -1,8 +1,13 @@
 """kill -9 of a real server while a turn streams from the model: after a restart, one history everywhere, and the
 killed run shows as `interrupted` with the text it had streamed (beside the history, not in it)."""
 
+import signal
+import threading
+import time
+
 import httpx
 import pytest
+from httpx_sse import connect_sse
 
 from bench.lib.faults import KILL_POINTS, POEM, stream_and_kill
 from bench.lib.faults import history_views_sync as history
@@ -49,3 +54,46 @@ def test_kill_9_while_the_model_streams_then_page_export_and_memory_agree_after_
         after = history(url, thread_id)
         assert after["page"] == after["export"] == after["memory"]
         assert after["page"][-1][0] == "Hi again" and len(after["page"]) == len(views["page"]) + 1
+
+
+def test_a_graceful_shutdown_ends_open_streams_cleanly_and_the_run_is_interrupted_for_whoever_re_attaches(tmp_path):
+    """SIGTERM while a turn streams to its asker and to a follower: both responses end whole (sse-starlette cut them
+    mid-body, and uvicorn logged "ASGI callable returned without completing response" for each); after the
+    restart, re-attaching with the last event seen gives the run's `stopped` event (interrupted)."""
+    env = {"RAG_LLM_BACKEND": "fake", "RAG_DATA_DIR": str(tmp_path / "data"), "RAG_FAKE_TOKENS_PER_SECOND": "5"}
+    seen: dict[str, list] = {"asker": [], "follower": []}
+    failed: dict[str, str] = {}
+
+    def read(name: str, method: str, url: str, **kwargs) -> None:
+        try:
+            with httpx.Client(timeout=30) as client, connect_sse(client, method, url, **kwargs) as sse:
+                for event in sse.iter_sse():
+                    seen[name].append((int(event.id), event.event))
+        except httpx.HTTPError as exc:
+            failed[name] = repr(exc)
+
+    with serve_in_process(env) as (url, proc):
+        body = {"message": POEM, "thread_id": "poem", "mode": "chat"}
+        asker = threading.Thread(target=read, args=("asker", "POST", f"{url}/api/chat/stream"), kwargs={"json": body})
+        asker.start()
+        while not any(name == "token" for _, name in seen["asker"]):
+            time.sleep(0.02)
+        run_id = httpx.get(f"{url}/api/threads/poem").json()["active_run"]["run_id"]
+        follower = threading.Thread(target=read, args=("follower", "GET", f"{url}/api/runs/{run_id}/stream"))
+        follower.start()
+        while not seen["follower"]:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        asker.join(30)
+        follower.join(30)
+        proc.wait(30)
+        log = proc.log_path.read_text()
+
+    assert failed == {}  # a response cut mid-body: RemoteProtocolError (incomplete chunked read)
+    assert "ASGI callable returned without completing response" not in log, log
+    for name, events in seen.items():
+        assert events and events[-1][1] in ("status", "token"), (name, events[-3:])  # no last event: not over
+    with serve_in_process(env) as (url, _):
+        last_id = seen["asker"][-1][0]
+        replay = parse_sse(httpx.get(f"{url}/api/runs/{run_id}/stream", headers={"Last-Event-ID": str(last_id)}))
+        assert [name for name, _ in replay] == ["stopped"] and replay[0][1]["status"] == "interrupted"
