@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from backend.contract.api import ErrorBody
 from backend.contract.events import ErrorEvent
 from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIRequestError
-from backend.contract.text import NAME_PATTERN, OPTIONAL_NAME_PATTERN
+from backend.contract.text import NAME_PATTERN, OPTIONAL_NAME_PATTERN, THREAD_ID_RULE, shown
 
 NAME_PATTERNS = (NAME_PATTERN, OPTIONAL_NAME_PATTERN)
 # what FastAPI reports when a body that should be a JSON object is not one: a body sent as a form or as text (curl's
@@ -144,9 +144,10 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
             sent = request.headers.get("content-type") or "no Content-Type"
             problems.append(f"send the body as JSON with the header Content-Type: application/json (got {sent})")
         elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])).endswith("thread_id"):
-            problems.append("thread_id: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')")
+            problems.append(f"thread_id: use {THREAD_ID_RULE}")
         elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])) == "header.last-event-id":
-            problems.append(f"Last-Event-ID must be an event number (0 or more), not {err.get('input')!r}")
+            sent = shown(str(err.get("input")))
+            problems.append(f"Last-Event-ID must be an event number: 0 or more, at most 18 digits, not {sent}")
         elif err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") in NAME_PATTERNS:
             blank = (
                 "" if err["ctx"]["pattern"] == OPTIONAL_NAME_PATTERN else ", not blank nor only invisible characters"

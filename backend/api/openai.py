@@ -39,7 +39,7 @@ from backend.contract.openai import (
     OpenAIRequestError,
     ThreadFrom,
 )
-from backend.contract.text import THREAD_ID_PATTERN, shown
+from backend.contract.text import THREAD_ID_PATTERN, THREAD_ID_RULE, shown
 from backend.contract.types import Mode
 from backend.rag.mentions import resolve_one
 
@@ -168,7 +168,7 @@ def _named_threads(request: Request, body: ChatCompletionRequest, header: str | 
         raise OpenAIRequestError(400, "metadata.thread_id must be a string", "metadata.thread_id", "invalid_value")
     for _, value, param in named:
         if value and not re.fullmatch(THREAD_ID_PATTERN, value):
-            message = f"{param}: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')"
+            message = f"{param}: use {THREAD_ID_RULE}"
             raise OpenAIRequestError(400, message, param, "invalid_value")
     return [(source, value) for source, value, _ in named if value]
 
@@ -207,7 +207,7 @@ async def chat_completions(
     principal: PrincipalDep,
     x_ragline_thread_id: Annotated[
         str | None,
-        Header(description="Continue (or start) this Ragline thread: 1 to 128 letters, digits and _ . : -"),
+        Header(description=f"Continue (or start) this Ragline thread: {THREAD_ID_RULE}"),
     ] = None,  # checked with the other thread ids the request may name, so each gets the same plain message
 ) -> Any:
     """One turn: a completion, or with `stream: true` its chunks (status lines, tokens, a last chunk with sources)."""

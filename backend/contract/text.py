@@ -24,6 +24,7 @@ THREAD_ID_PATTERN = (
     r"|\.[A-Za-z0-9_:\-][A-Za-z0-9_.:\-]{0,126}"
     r"|\.\.[A-Za-z0-9_.:\-]{1,126})$"
 )
+THREAD_ID_RULE = "1 to 128 ASCII letters, digits and _ . : - (not '.' or '..')"  # THREAD_ID_PATTERN in words
 
 # characters that show nothing but are not whitespace: zero-width and format characters, fillers (Hangul), the
 # blank Braille pattern; a title of only these was an invisible row in the sidebar (tester). Python, Rust and JS read

@@ -5570,7 +5570,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Continue (or start) this Ragline thread: 1 to 128 letters, digits and _ . : - */
+                /** @description Continue (or start) this Ragline thread: 1 to 128 ASCII letters, digits and _ . : - (not '.' or '..') */
                 "x-ragline-thread-id"?: string | null;
             };
             path?: never;

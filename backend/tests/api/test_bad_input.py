@@ -65,6 +65,19 @@ async def test_chat_when_thread_id_cannot_round_trip_in_a_url_then_422_and_no_th
     assert (await client.get("/api/threads")).json() == []
 
 
+async def test_chat_when_thread_id_has_a_letter_beyond_ascii_then_422_saying_ascii(client):
+    """A probe sent "é", a letter, and was told to use letters."""
+    assert_clear_4xx(await client.post("/api/chat", json={"message": "hi", "thread_id": "é"}), 422, "ASCII letters")
+
+
+async def test_reattach_with_an_event_number_of_19_digits_then_422_saying_the_limit(client):
+    """A probe sent a number, 0 or more, and was told it must be a number, 0 or more."""
+    started = parse_sse(await client.post("/api/chat/stream", json={"message": "hi", "mode": "chat"}))
+    run_id = started[0][1]["run_id"]
+    response = await client.get(f"/api/runs/{run_id}/stream", headers={"Last-Event-ID": "9" * 19})
+    assert_clear_4xx(response, 422, "at most 18 digits", "9" * 19)
+
+
 async def test_chat_when_thread_id_has_dots_but_is_not_a_dot_segment_then_accepted(client):
     assert (await client.post("/api/chat", json={"message": "hi", "thread_id": "...v1.2"})).status_code == 200
 

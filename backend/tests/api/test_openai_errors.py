@@ -233,7 +233,7 @@ def test_invalid_thread_id_header_is_a_400_naming_it(client):
     assert "thread" in caught.value.body["param"].lower()
     assert (
         caught.value.body["message"]
-        == "X-Ragline-Thread-Id: use 1 to 128 letters, digits and _ . : - (and not '.' or '..')"
+        == "X-Ragline-Thread-Id: use 1 to 128 ASCII letters, digits and _ . : - (not '.' or '..')"
     )
 
 
