@@ -334,6 +334,29 @@ class RegistryCollections:
         """Remove the user's personal collection; the ids of its documents, now readable by nobody, to delete."""
         return await asyncio.to_thread(self._drop_personal, user_id)
 
+    def _team_for_unfiled(self, c: Conn, admin_id: str) -> str:
+        """The team collection named TEAM, made for the admin when missing. When an admin gave that name to a group
+        collection, the unfiled documents go to "team 2" (or the next free number) instead: into the group's, only
+        its members would read them, and start-up failed on it (a probe)."""
+        for n in range(1, 1000):
+            name = TEAM if n == 1 else f"{TEAM} {n}"
+            taken = f"SELECT id, kind FROM collections WHERE kind != 'personal' AND {self.index.same_name('name')}"
+            row = c.execute(taken, (name,)).fetchone()
+            if row is not None and row[1] == "team":
+                return row[0]
+            if row is None:
+                team_id = uuid.uuid4().hex[:16]
+                c.execute(
+                    f"INSERT INTO collections ({_COLUMNS}) VALUES (?, ?, 'team', ?, 0, ?)",
+                    (team_id, name, admin_id, now()),
+                )
+                if n > 1:
+                    log.warning(
+                        "a group collection is named %r: unfiled documents go to the team collection %r", TEAM, name
+                    )
+                return team_id
+        raise RuntimeError(f"no free name for the team collection of unfiled documents ({TEAM!r} to {name!r} taken)")
+
     def _drop_personal(self, user_id: str) -> list[str]:
         with self.index.transaction() as c:
             row = c.execute("SELECT id FROM collections WHERE kind = 'personal' AND owner = ?", (user_id,)).fetchone()
@@ -347,12 +370,7 @@ class RegistryCollections:
         with self.index.transaction() as c:
             if not c.execute("SELECT 1 FROM documents WHERE collection = '' LIMIT 1").fetchone():
                 return 0
-            c.execute(
-                f"INSERT INTO collections ({_COLUMNS}) VALUES (?, ?, 'team', ?, 0, ?) ON CONFLICT DO NOTHING",
-                (uuid.uuid4().hex[:16], TEAM, admin_id, now()),
-            )
-            team = c.execute("SELECT id FROM collections WHERE kind = 'team' AND lower(name) = lower(?)", (TEAM,))
-            team_id = team.fetchone()[0]
+            team_id = self._team_for_unfiled(c, admin_id)
             adopt = _ADOPT.format(same_name=self.index.same_name("o.name", "documents.name"))
             moved = c.execute(adopt, (team_id, team_id))
             left = c.execute("SELECT COUNT(*) FROM documents WHERE collection = ''").fetchone()[0]

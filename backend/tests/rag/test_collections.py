@@ -119,6 +119,19 @@ async def test_unfiled_documents_move_to_the_first_admins_team_collection(kb):
     assert len(await kb.collections.readable_documents(Reader("ann"))) == 1
 
 
+async def test_with_a_group_collection_named_team_unfiled_documents_go_to_a_team_collection_of_another_name(kb):
+    """A probe named a group collection "Team", ingested with the CLI and restarted: start-up failed (the team
+    collection could not be made under its name, and then was not found). Into the group's, only its members would
+    read what was meant for everyone."""
+    group = await kb.collections.create("Team", "group", "admin")
+    kb.ingestor.ingest("boats.md", PUBLIC)
+    assert await kb.collections.adopt_unfiled("root") == 1
+    team = [c for c in await kb.collections.visible(Reader("ann")) if c.kind == "team"]
+    assert [c.name for c in team] == ["team 2"]
+    assert len(await kb.collections.readable_documents(Reader("ann"))) == 1
+    assert not [d for d in kb.index.documents() if d.collection == group.id]
+
+
 async def test_an_unfiled_document_named_as_a_team_one_but_for_case_beyond_ascii_stays_unfiled(kb):
     """SQLite's lower() folds ASCII only: été.md ingested by the CLI joined Été.md in the team collection at the next
     start, two documents of one name there (review)."""
