@@ -18,11 +18,12 @@ from backend.api.errors import responses
 from backend.api.security import AdminDep, Principal, PrincipalDep, UserDep, accounts_of
 from backend.contract.api import CollectionChange, CollectionOut, CollectionShare, NewCollection, ShareRequest
 from backend.contract.events import DoneEvent, SourcesEvent, StatusEvent
-from backend.contract.text import shown
+from backend.contract.text import fold_name, shown
 from backend.contract.types import NAME_NOT_AVAILABLE, PublicSource, Scope, Triage, withheld
-from backend.rag.collections import CollectionRecord, NameTaken, Reader, may_write
+from backend.rag.collections import PERSONAL, CollectionRecord, NameTaken, Reader, may_write
 
 log = logging.getLogger(__name__)
+USERS_WRITE_TEAM_ONLY = "users_write is for team collections: share a group collection with a group to write"
 router = APIRouter(prefix="/api/collections", tags=["collections"])
 
 
@@ -189,15 +190,26 @@ async def list_collections(services: ServicesDep, principal: PrincipalDep, user:
 async def create_collection(body: NewCollection, services: ServicesDep, admin: AdminDep) -> CollectionOut:
     """Create a collection (admins only): a team one every signed-in user reads (`users_write` lets users add to
     it), or a group one only the groups it is shared with see (PUT /api/collections/{id}/groups/{group_id})."""
-    name = body.name.strip()
-    if not name:
-        raise HTTPException(422, "name is blank: give the collection a name")
+    name = _shared_name(body.name)
+    if body.users_write and body.kind != "team":
+        raise HTTPException(422, USERS_WRITE_TEAM_ONLY)
     try:
         record = await services.knowledge.collections.create(name, body.kind, admin.id, body.users_write)
     except NameTaken:
         raise HTTPException(409, f"A collection named {name!r} exists already") from None
     log.info("admin %s created %s collection %s (%s)", admin.id, body.kind, record.id, name)
     return _out(record, Reader(admin.id, True))
+
+
+def _shared_name(name: str) -> str:
+    """A team or group collection's name, stripped: not blank, and not the name of everyone's own collection (a team
+    "Personal" that everyone reads, listed beside each user's own, invited uploads of private files into it)."""
+    name = name.strip()
+    if not name:
+        raise HTTPException(422, "name is blank: give the collection a name")
+    if fold_name(name) == fold_name(PERSONAL):
+        raise HTTPException(422, f"{PERSONAL!r} is the name of each user's own collection: choose another name")
+    return name
 
 
 async def _shared_collection(services: Services, collection_id: str) -> CollectionRecord:
@@ -215,8 +227,8 @@ async def change_collection(
     """Rename a team or group collection, or change whether users may upload into a team one (admins only)."""
     record = await _shared_collection(services, collection_id)
     if body.users_write and record.kind != "team":
-        raise HTTPException(422, "users_write is for team collections: share a group collection with a group to write")
-    name = body.name.strip() if body.name is not None else record.name
+        raise HTTPException(422, USERS_WRITE_TEAM_ONLY)
+    name = _shared_name(body.name) if body.name is not None else record.name
     users_write = record.users_write if body.users_write is None else body.users_write
     try:
         await services.knowledge.collections.change(record.id, name, users_write)

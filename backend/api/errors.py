@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.contract.api import ErrorBody
+from backend.contract.auth import EMAIL_PATTERN
 from backend.contract.events import ErrorEvent
 from backend.contract.openai import OpenAIError, OpenAIErrorDetail, OpenAIRequestError
 from backend.contract.text import NAME_PATTERN, OPTIONAL_NAME_PATTERN, THREAD_ID_RULE, shown
@@ -148,11 +149,14 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
         elif err["type"] == "string_pattern_mismatch" and _where(tuple(err["loc"])) == "header.last-event-id":
             sent = shown(str(err.get("input")))
             problems.append(f"Last-Event-ID must be an event number: 0 or more, at most 18 digits, not {sent}")
+        elif err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == EMAIL_PATTERN:
+            problems.append(f"{_where(tuple(err['loc']))}: not an e-mail address (name@domain.tld, no spaces)")
         elif err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") in NAME_PATTERNS:
-            blank = (
-                "" if err["ctx"]["pattern"] == OPTIONAL_NAME_PATTERN else ", not blank nor only invisible characters"
+            blank = "" if err["ctx"]["pattern"] == OPTIONAL_NAME_PATTERN else " blank nor"
+            problems.append(
+                f"{_where(tuple(err['loc']))}: use one line of text without control characters or characters that "
+                f"reorder the text, not{blank} only invisible characters"
             )
-            problems.append(f"{_where(tuple(err['loc']))}: use one line of text without control characters{blank}")
         else:
             problems.append(f"{_where(tuple(err['loc']))}: {err['msg']}")
     if is_openai(request):

@@ -134,8 +134,13 @@ async def signed_in_user(principal: Annotated[Principal, Depends(authenticated)]
 async def admin(user: Annotated[User, Depends(signed_in_user)], request: Request) -> User:
     """FastAPI dependency: an admin account, else 403."""
     if user.role != "admin":
-        raise _refuse(request, 403, f"user {user.id} is not an admin", "Only an admin may manage accounts")
+        what = next((w for prefix, w in ADMINS_MANAGE.items() if request.url.path.startswith(prefix)), "accounts")
+        raise _refuse(request, 403, f"user {user.id} is not an admin", f"Only an admin may manage {what}")
     return user
+
+
+# what an admin-only route manages, by path (the rest manage accounts: users, invitations)
+ADMINS_MANAGE = {"/api/collections": "collections (create, rename, share, delete)", "/api/groups": "groups"}
 
 
 PrincipalDep = Annotated[Principal, Depends(authenticated)]

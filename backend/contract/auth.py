@@ -13,6 +13,7 @@ PASSWORD = Field(min_length=8, max_length=1024, description="8 to 1024 character
 CSRF_HEADER = "X-CSRF-Token"
 SESSION_COOKIE = "ragline_session"
 SSO_LOGIN = "/api/auth/oidc/login"
+MIN_DAYS = 0.01  # the shortest life of a key or an invitation (about 15 minutes): one of 1e-300 days was born dead
 
 
 class UserOut(BaseModel):
@@ -94,7 +95,9 @@ class KeyRequest(BaseModel):
 
     name: str = Field(min_length=1, max_length=100, pattern=NAME_PATTERN, description="What the key is for; not blank.")
     read_only: bool = Field(False, description="true: the key may only read (GET requests and POST /api/search).")
-    expires_days: float | None = Field(None, gt=0, le=3650, description="Days until it stops working (none: never).")
+    expires_days: float | None = Field(
+        None, ge=MIN_DAYS, le=3650, description="Days until it stops working (none: never), 0.01 (15 minutes) or more."
+    )
 
 
 class KeyOut(BaseModel):
@@ -154,7 +157,9 @@ class InvitationRequest(BaseModel):
         None, min_length=3, max_length=254, pattern=EMAIL_PATTERN, description="Only this address may use it."
     )
     role: Literal["admin", "user"] = "user"
-    expires_days: float = Field(7.0, gt=0, le=30, description="Days the link stays valid, up to 30.")
+    expires_days: float = Field(
+        7.0, ge=MIN_DAYS, le=30, description="Days the link stays valid: 0.01 (15 minutes) to 30."
+    )
 
 
 class InvitationOut(BaseModel):

@@ -33,9 +33,12 @@ INVISIBLE = (
     r"\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     r"\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
 )
-# a name or a title: one line without control characters, not blank nor invisible (the optional form may be empty)
-NAME_PATTERN = rf"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f{INVISIBLE}][^\x00-\x1f\x7f]*$"
-OPTIONAL_NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+# characters that reorder the text around them (bidi embeddings, overrides, isolates): "\u202eevil" shows as "live"
+BIDI_CONTROLS = r"\u202a-\u202e\u2066-\u2069"
+# a name or a title: one line without control characters, not blank nor invisible (the optional form may be blank,
+# which means none, but not invisible: a display name of zero-width spaces was a blank row in the user list)
+NAME_PATTERN = rf"^[^\x00-\x1f\x7f{BIDI_CONTROLS}]*[^\s\x00-\x1f\x7f{INVISIBLE}][^\x00-\x1f\x7f{BIDI_CONTROLS}]*$"
+OPTIONAL_NAME_PATTERN = rf"^(?:[^\S\x00-\x1f\x7f]*|{NAME_PATTERN[1:-1]})$"
 
 
 def word_set(text: str) -> frozenset[str]:

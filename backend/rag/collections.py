@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 Kind = Literal["personal", "team", "group"]
 Access = Literal["read", "write"]
 TEAM = "team"  # the name of the team collection documents from before accounts move into
+PERSONAL = "Personal"  # the name of each user's own collection
 _SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (
     id TEXT PRIMARY KEY,
@@ -200,7 +201,7 @@ class RegistryCollections:
     def _personal(self, user_id: str) -> CollectionRecord:
         with self.index.transaction() as c:
             c.execute(
-                f"INSERT INTO collections ({_COLUMNS}) VALUES (?, 'Personal', 'personal', ?, 0, ?) "
+                f"INSERT INTO collections ({_COLUMNS}) VALUES (?, '{PERSONAL}', 'personal', ?, 0, ?) "
                 "ON CONFLICT DO NOTHING",
                 (uuid.uuid4().hex[:16], user_id, now()),
             )

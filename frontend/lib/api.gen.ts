@@ -1839,7 +1839,7 @@ export interface components {
             email?: string | null;
             /**
              * Expires Days
-             * @description Days the link stays valid, up to 30.
+             * @description Days the link stays valid: 0.01 (15 minutes) to 30.
              * @default 7
              */
             expires_days: number;
@@ -1918,7 +1918,7 @@ export interface components {
         KeyRequest: {
             /**
              * Expires Days
-             * @description Days until it stops working (none: never).
+             * @description Days until it stops working (none: never), 0.01 (15 minutes) or more.
              */
             expires_days?: number | null;
             /**

@@ -1,11 +1,11 @@
 """RAG_AUTH=local: first-run setup, sign-in with cookie and CSRF, rate limit, users, personal API keys, and no route
 answering without credentials (every operation of the OpenAPI schema is tried)."""
 
-import asyncio
 import logging
 import re
 import sqlite3
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgi_lifespan import LifespanManager
@@ -251,14 +251,24 @@ async def test_a_read_only_key_reads_and_searches_but_cannot_ask_or_change_anyth
     assert len((await admin.client.get("/api/keys")).json()) == 1  # nothing was made, nothing revoked
 
 
-async def test_a_key_stops_working_when_it_expires(app, admin):
+def clock_ahead(monkeypatch, minutes: float) -> None:
+    """The accounts' clock, that many minutes ahead from now on."""
+
+    def ahead() -> str:
+        return (datetime.now(UTC) + timedelta(minutes=minutes)).isoformat(timespec="milliseconds")
+
+    for module in ("backend.accounts.service", "backend.api.invitations"):
+        monkeypatch.setattr(f"{module}.now", ahead)
+
+
+async def test_a_key_stops_working_when_it_expires(app, admin, monkeypatch):
     made = await admin.client.post(
         "/api/keys",
-        json={"name": "short", "expires_days": 0.000002},
-        headers=admin.headers(),  # about 0.17 s
+        json={"name": "short", "expires_days": 0.01},
+        headers=admin.headers(),  # about 15 minutes, the shortest
     )
     assert made.status_code == 201 and made.json()["expires_at"] > made.json()["created_at"]
-    await asyncio.sleep(0.3)
+    clock_ahead(monkeypatch, minutes=15)
     async with client_of(app) as c:
         expired = await c.get("/api/me", headers={"Authorization": f"Bearer {made.json()['key']}"})
     assert expired.status_code == 401 and "expired" in expired.json()["detail"]

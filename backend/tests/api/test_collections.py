@@ -712,3 +712,51 @@ async def test_collection_names_and_moves_are_matched_without_case_beyond_ascii_
         assert clash.status_code == 409 and "already holds a document named" in clash.json()["detail"], clash.text
         names = [c["name"] for c in (await ann_client.get("/api/collections", headers=ann.headers())).json()]
         assert sorted(names) == ["Personal", "ÉQUIPE", "Öffentlich"]  # nothing stored was lost
+
+
+async def test_refusals_found_by_a_probe_of_accounts_say_what_to_fix(app):
+    """users_write on a new group collection was dropped (201, false), a team collection could be named "Personal"
+    (listed beside each user's own, read by all), a member was told only admins "manage accounts" on a collection
+    route, a display name of zero-width spaces or one reversing the text was taken, an e-mail address was refused
+    with a regular expression, and a key of 1e-300 days was made dead."""
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        made = await ann_client.post(
+            "/api/collections", json={"name": "G3", "kind": "group", "users_write": True}, headers=ann.headers()
+        )
+        assert made.status_code == 422 and "users_write is for team collections" in made.json()["detail"]
+        for name in ("Personal", " personal "):
+            made = await ann_client.post("/api/collections", json={"name": name}, headers=ann.headers())
+            assert made.status_code == 422 and "each user's own collection" in made.json()["detail"], made.text
+        team = await ann_client.post("/api/collections", json={"name": "Handbooks"}, headers=ann.headers())
+        renamed = await ann_client.patch(
+            f"/api/collections/{team.json()['id']}", json={"name": "PERSONAL"}, headers=ann.headers()
+        )
+        assert renamed.status_code == 422 and "each user's own collection" in renamed.json()["detail"]
+        assert [c["name"] for c in (await bob_client.get("/api/collections")).json()] == ["Personal", "Handbooks"]
+
+        refused = await bob_client.post("/api/collections", json={"name": "mine"}, headers=bob.headers())
+        assert refused.status_code == 403 and refused.json()["detail"].startswith(
+            "Only an admin may manage collections"
+        )
+        refused = await bob_client.post("/api/groups", json={"name": "mine"}, headers=bob.headers())
+        assert refused.status_code == 403 and refused.json()["detail"] == "Only an admin may manage groups"
+
+        for display_name in ("\u200b\u200b", "\u2800", "\u202eevil"):
+            body = {"email": "carl@team.org", "password": PASSWORD, "display_name": display_name}
+            made = await ann_client.post("/api/users", json=body, headers=ann.headers())
+            assert made.status_code == 422, (display_name, made.text)
+            assert "reorder the text, not only invisible characters" in made.json()["detail"]
+        body = {"email": "carl@team.org", "password": PASSWORD, "display_name": "  "}
+        assert (await ann_client.post("/api/users", json=body, headers=ann.headers())).status_code == 201  # none
+
+        made = await ann_client.post("/api/users", json={"email": "a@b", "password": PASSWORD}, headers=ann.headers())
+        assert made.json()["detail"] == "email: not an e-mail address (name@domain.tld, no spaces)"
+        for path, body in (
+            ("/api/keys", {"name": "k", "expires_days": 1e-300}),
+            ("/api/invitations", {"expires_days": 1e-9}),
+        ):
+            made = await ann_client.post(path, json=body, headers=ann.headers())
+            assert (
+                made.status_code == 422 and "expires_days" in made.json()["detail"] and "0.01" in made.json()["detail"]
+            )
