@@ -14,6 +14,7 @@ from backend.accounts.store import (
     GroupTaken,
     Invitation,
     InvitationInvalid,
+    LastAdmin,
     NotFirstUser,
     Profile,
     Session,
@@ -100,9 +101,15 @@ class SqlAccountStore:
         return _user(row) if row else None
 
     async def delete_user(self, user_id: str) -> bool:
-        """Remove an account with its sessions and keys, in one transaction."""
+        """Remove an account with its sessions and keys, in one transaction; LastAdmin when it is the only admin."""
 
         def job(conn: Conn) -> bool:
+            # Postgres: lock the admin rows, so a delete running at the same time waits, then sees this one's result
+            # (SQLite: BEGIN IMMEDIATE runs one writer at a time)
+            lock = " FOR UPDATE" if self._db.dialect == "postgres" else ""
+            admins = [row[0] for row in conn.execute(f"SELECT id FROM users WHERE role = 'admin'{lock}").fetchall()]
+            if admins == [user_id]:
+                raise LastAdmin
             conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,))
             conn.execute("DELETE FROM api_keys WHERE user_id = ?", (user_id,))
             conn.execute("DELETE FROM group_members WHERE user_id = ?", (user_id,))

@@ -48,6 +48,10 @@ class Profile:
     language: str = ""
 
 
+class LastAdmin(Exception):
+    """Deleting this account would leave no admin: an installation keeps at least one."""
+
+
 class InvitationInvalid(Exception):
     """No such invitation, or it expired, was used or was revoked (one reason for all, so nothing is revealed)."""
 
@@ -119,7 +123,8 @@ class AccountStore(Protocol):
         """The oldest admin account."""
 
     async def delete_user(self, user_id: str) -> bool:
-        """Remove an account with its sessions and keys; False when there is none."""
+        """Remove an account with its sessions and keys; False when there is none, LastAdmin when it is the only
+        admin (checked in the deleting transaction, so two admins deleting each other at once leave one)."""
 
     async def create_session(self, token_hash: str, user_id: str, created_at: str, expires_at: str) -> None:
         """Store a new session."""

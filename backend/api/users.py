@@ -5,7 +5,7 @@ import logging
 
 from fastapi import APIRouter, HTTPException, Request
 
-from backend.accounts.store import SESSION_ID_CHARS, EmailTaken
+from backend.accounts.store import SESSION_ID_CHARS, EmailTaken, LastAdmin
 from backend.accounts.tokens import digest
 from backend.api.auth import user_out
 from backend.api.deps import ServicesDep
@@ -18,6 +18,10 @@ from backend.contract.text import shown
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["users"])
+LAST_ADMIN = (
+    "This is the only admin left, and an installation keeps at least one: create another admin first "
+    '(POST /api/users with role "admin", or python -m backend.cli users create-admin)'
+)
 
 
 @router.get("/me", response_model=UserOut, responses=responses(401, 404))
@@ -64,16 +68,21 @@ async def list_users(request: Request, admin: AdminDep) -> list[UserOut]:
 @router.delete("/users/{user_id}", status_code=204, responses=responses(401, 403, 404, 409))
 async def delete_user(user_id: str, request: Request, services: ServicesDep, admin: AdminDep) -> None:
     """Remove an account with its sessions, API keys, threads and personal collection with its documents (admins
-    only; not your own account)."""
+    only; not your own account, nor the last admin)."""
     store = accounts_of(request).store
     if user_id == admin.id:
         raise HTTPException(409, "You cannot delete your own account; another admin can")
-    if await store.user(user_id) is None:
+    if (target := await store.user(user_id)) is None:
         raise HTTPException(404, f"user {shown(user_id)} does not exist; GET /api/users lists the accounts")
+    if target.role == "admin" and [u.id for u in await store.users() if u.role == "admin"] == [user_id]:
+        raise HTTPException(409, LAST_ADMIN)  # before their runs stop; the delete checks again in its transaction
     for run in [r for r in services.runner.live.values() if not r.finished]:
         if await services.conversations.owner_of(run.thread_id) == user_id:
             await services.runner.cancel(run)  # their answers in progress stop before their threads go
-    await store.delete_user(user_id)  # signed out everywhere before the threads go
+    try:
+        await store.delete_user(user_id)  # signed out everywhere before the threads go
+    except LastAdmin:  # the other admin was deleted at the same time
+        raise HTTPException(409, LAST_ADMIN) from None
     for thread_id in await services.conversations.owned(user_id):
         await remove_thread(services, thread_id)
     for doc_id in await services.knowledge.collections.drop_personal(user_id):  # readable by nobody from here on

@@ -16,6 +16,7 @@ from backend.accounts.store import (
     GroupTaken,
     Invitation,
     InvitationInvalid,
+    LastAdmin,
     NotFirstUser,
     Profile,
     User,
@@ -75,6 +76,20 @@ async def test_an_account_is_found_by_its_email_whatever_the_case(account_store)
     with pytest.raises(EmailTaken):
         await account_store.create_user(user(2, "ANN@team.org"), "hash")
     assert await account_store.user_by_email("bob@team.org") is None
+
+
+async def test_two_admins_deleting_each_other_at_once_leave_one(account_store):
+    await account_store.create_user(user(1, role="admin"), "hash")
+    await account_store.create_user(user(2, role="admin"), "hash")
+    await account_store.create_user(user(3), "hash")
+    results = await asyncio.gather(
+        account_store.delete_user("u1"), account_store.delete_user("u2"), return_exceptions=True
+    )
+    assert sorted(type(r).__name__ for r in results) == ["LastAdmin", "bool"], results
+    (left,) = [u for u in await account_store.users() if u.role == "admin"]
+    with pytest.raises(LastAdmin):
+        await account_store.delete_user(left.id)
+    assert await account_store.delete_user("u3")  # a user goes whatever the admins
 
 
 async def test_a_group_name_is_taken_whatever_its_case_and_groups_list_by_name(account_store):

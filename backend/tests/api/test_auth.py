@@ -1,6 +1,7 @@
 """RAG_AUTH=local: first-run setup, sign-in with cookie and CSRF, rate limit, users, personal API keys, and no route
 answering without credentials (every operation of the OpenAPI schema is tried)."""
 
+import asyncio
 import logging
 import re
 import sqlite3
@@ -182,6 +183,23 @@ async def test_deleting_a_user_removes_their_threads_and_keys(app, admin):
     assert await app.state.services.conversations.turns(thread_id) == []
     assert (await admin.client.delete(f"/api/users/{bob.user['id']}", headers=admin.headers())).status_code == 404
     assert (await admin.client.delete(f"/api/users/{admin.user['id']}", headers=admin.headers())).status_code == 409
+
+
+async def test_two_admins_deleting_each_other_at_once_leave_one_admin(app, admin):
+    made = await admin.client.post(
+        "/api/users", json={"email": "bo@team.org", "password": PASSWORD, "role": "admin"}, headers=admin.headers()
+    )
+    assert made.status_code == 201, made.text
+    async with client_of(app) as c:
+        bo = await sign_in(c, "bo@team.org")
+        results = await asyncio.gather(
+            admin.client.delete(f"/api/users/{bo.user['id']}", headers=admin.headers()),
+            bo.client.delete(f"/api/users/{admin.user['id']}", headers=bo.headers()),
+        )
+    assert sorted(r.status_code for r in results) == [204, 409], [r.text for r in results]
+    refused = next(r for r in results if r.status_code == 409)
+    assert "at least one" in refused.json()["detail"] and "create another admin" in refused.json()["detail"]
+    assert [u.role for u in await app.state.services.accounts.store.users()] == ["admin"]
 
 
 async def test_every_route_but_the_public_ones_is_401_without_credentials(app, admin):
