@@ -4,9 +4,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from backend.contract.text import fold_name
+
 
 class LoginLimiter:
-    """After `attempts` failures within `window` seconds, that address and e-mail must wait."""
+    """After `attempts` failures within `window` seconds, that address and e-mail (whatever its case and composition)
+    must wait."""
 
     def __init__(self, attempts: int, window: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.attempts, self.window, self._clock = attempts, window, clock
@@ -23,17 +26,17 @@ class LoginLimiter:
 
     def wait_seconds(self, address: str, email: str) -> float:
         """Seconds until another attempt is allowed; 0 when it is allowed now."""
-        failures = self._recent((address, email.lower()))
+        failures = self._recent((address, fold_name(email)))
         if len(failures) < self.attempts:
             return 0.0
         return max(failures[0] + self.window - self._clock(), 0.0)
 
     def failed(self, address: str, email: str) -> None:
         """Count a failed attempt."""
-        key = (address, email.lower())
+        key = (address, fold_name(email))
         self._failures[key] = self._recent(key)
         self._failures[key].append(self._clock())
 
     def succeeded(self, address: str, email: str) -> None:
         """Forget the failures once the right password is given."""
-        self._failures.pop((address, email.lower()), None)
+        self._failures.pop((address, fold_name(email)), None)

@@ -1,8 +1,10 @@
 """The account tables on each engine: SQLite files create and upgrade themselves here; Postgres gets them from the
 migration backend/store/migrations/versions/0002_accounts.py, and setup only checks they are there.
 
-Where the engines differ the SQL stays the same: e-mails and group names are unique whatever their case (SQLite's
-COLLATE NOCASE, Postgres' unique indexes on lower(…)) and every lookup compares lower(…); read_only is an INTEGER
+Where the engines differ the SQL stays the same: e-mails and group names are unique whatever their case and
+composition, as contract.text.fold_name folds them: the unique indexes (SQLite's COLLATE NOCASE, Postgres' on
+lower(…)) fold less, so every lookup and the check before a write compare with store.database.same_name, in the
+writing transaction (SQLite's unicode_lower, Postgres' lower(normalize(…))); read_only is an INTEGER
 0/1 on both. Insertion order, the tie-break of lists made in the same millisecond, is SQLite's rowid and a `seq`
 column in Postgres (INSERTION_ORDER).
 """

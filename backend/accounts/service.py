@@ -1,6 +1,7 @@
 """Accounts: sign-up, sign-in, sessions and API keys on an AccountStore; what the auth routes and dependency use."""
 
 import logging
+import unicodedata
 import uuid
 from contextlib import suppress
 from dataclasses import dataclass
@@ -32,6 +33,11 @@ class SignedIn:
     token: str
 
 
+def composed(email: str) -> str:
+    """An e-mail as stored: composed (NFC), otherwise as given ("A" + ring above is kept as "Å")."""
+    return unicodedata.normalize("NFC", email)
+
+
 def _later(delta: timedelta) -> str:
     return (datetime.now(UTC) + delta).isoformat(timespec="milliseconds")
 
@@ -50,7 +56,9 @@ class Accounts:
     async def create_user(
         self, email: str, display_name: str, password: str, role: Role, *, only_if_first: bool = False
     ) -> User:
-        """A new account (EmailTaken; NotFirstUser when only_if_first and one exists)."""
+        """A new account (EmailTaken, whatever the case and composition of the e-mail taken; NotFirstUser when
+        only_if_first and one exists)."""
+        email = composed(email)
         user = User(str(uuid.uuid4()), email, display_name or email.split("@")[0], role, now())
         return await self.store.create_user(user, await self.passwords.hash(password), only_if_first=only_if_first)
 
@@ -129,6 +137,7 @@ class Accounts:
     async def invite(self, admin: User, email: str | None, role: Role, days: float) -> tuple[Invitation, str]:
         """A new invitation and its token (shown once, in the link; only its hash is kept)."""
         token = new_secret()
+        email = email and composed(email)
         invitation = Invitation(str(uuid.uuid4()), email, role, admin.id, now(), _later(timedelta(days=days)))
         await self.store.create_invitation(invitation, digest(token))
         return invitation, token
@@ -142,6 +151,7 @@ class Accounts:
         invited) or EmailTaken."""
         found = await self.store.invitation(digest(token), now())
         role: Role = found.role if found else "user"
+        email = composed(email)
         user = User(str(uuid.uuid4()), email, display_name or email.split("@")[0], role, now())
         await self.store.accept_invitation(digest(token), user, await self.passwords.hash(password), now())
         log.info("invitation used: user %s (%s) created", user.id, role)

@@ -68,7 +68,12 @@ class SqlAccountStore:
         return user
 
     def _insert_user(self, conn: Conn, user: User, password_hash: str) -> None:
-        """Insert an account in the caller's transaction; EmailTaken when its e-mail is used, whatever the case."""
+        """Insert an account in the caller's transaction; EmailTaken when its e-mail is used, whatever its case and
+        composition (the unique indexes fold ASCII letters only on SQLite, and neither engine's composes)."""
+        if self._db.dialect == "postgres":  # two new accounts at once: the second waits, then sees the first
+            conn.execute("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE")
+        if conn.execute(f"SELECT 1 FROM users WHERE {same_name(self._db.dialect, 'email')}", (user.email,)).fetchone():
+            raise EmailTaken(user.email)
         try:
             conn.execute(
                 INSERT_USER, (user.id, user.email, user.display_name, user.role, user.created_at, password_hash)
@@ -84,8 +89,8 @@ class SqlAccountStore:
         return _user(row) if row else None
 
     async def user_by_email(self, email: str) -> tuple[User, str] | None:
-        """An account and its password hash, by e-mail (case-insensitive)."""
-        sql = f"SELECT {USER_COLUMNS}, password_hash FROM users WHERE lower(email) = lower(?)"
+        """An account and its password hash, by e-mail (whatever its case and composition)."""
+        sql = f"SELECT {USER_COLUMNS}, password_hash FROM users WHERE {same_name(self._db.dialect, 'email')}"
         row = await self._db.read(lambda c: c.execute(sql, (email,)).fetchone())
         return (_user(row[:-1]), row[-1]) if row else None
 
@@ -159,7 +164,7 @@ class SqlAccountStore:
         def job(conn: Conn) -> None:
             used = conn.execute(
                 "UPDATE invitations SET used_at = ? WHERE token_hash = ? AND expires_at > ? AND used_at IS NULL "
-                "AND revoked_at IS NULL AND (email IS NULL OR lower(email) = lower(?))",
+                f"AND revoked_at IS NULL AND (email IS NULL OR {same_name(self._db.dialect, 'email')})",
                 (at, token_hash, at, user.email),
             )
             if used.rowcount != 1:

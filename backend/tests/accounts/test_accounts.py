@@ -22,6 +22,27 @@ async def test_an_email_is_taken_whatever_its_case(accounts):
         await accounts.create_user("A@X.ORG", "Ann again", "password-2", "user")
 
 
+async def test_an_email_is_one_account_whatever_its_unicode_case_or_composition(accounts, account_db):
+    asa = await accounts.create_user("A\u030asa@team.org", "Åsa", "correct horse", "user")
+    assert asa.email == "Åsa@team.org"  # stored composed, the case as given
+    for other in ("åsa@team.org", "ÅSA@TEAM.ORG", "a\u030asa@team.org"):
+        with pytest.raises(EmailTaken):
+            await accounts.create_user(other, "Åsa again", "password-2", "user")
+    assert await account_db.read(lambda c: c.execute("SELECT email FROM users").fetchall()) == [("Åsa@team.org",)]
+    for typed in ("åsa@team.org", "ÅSA@TEAM.ORG", "A\u030aSA@team.org"):
+        signed = await accounts.sign_in(typed, "correct horse", "10.0.0.1")
+        assert signed is not None and signed.user.id == asa.id, typed
+
+
+async def test_an_email_stored_decomposed_before_is_still_found_and_taken(accounts, account_db):
+    sql = "INSERT INTO users (id, email, display_name, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+    await account_db.write(lambda c: c.execute(sql, ("old", "O\u0308rjan@team.org", "Ö", "user", "h", "2030")))
+    found = await accounts.store.user_by_email("örjan@team.org")
+    assert found is not None and found[0].id == "old"
+    with pytest.raises(EmailTaken):
+        await accounts.create_user("ÖRJAN@team.org", "Örjan", "password-2", "user")
+
+
 async def test_the_password_is_stored_as_an_argon2_hash_only(accounts, account_db):
     await accounts.create_user("a@x.org", "Ann", "correct horse", "user")
     stored = await account_db.read(lambda c: c.execute("SELECT password_hash FROM users").fetchone()[0])
@@ -61,6 +82,13 @@ def test_the_limiter_forgets_failures_older_than_its_window():
     assert limiter.wait_seconds("ip", "a@x.org") == 10
     clock[0] = 10.5
     assert limiter.wait_seconds("ip", "a@x.org") == 0
+
+
+def test_the_limiter_counts_an_email_whatever_its_unicode_case_or_composition():
+    limiter = LoginLimiter(2, 10, clock=lambda: 0.0)
+    limiter.failed("ip", "Åsa@team.org")
+    limiter.failed("ip", "a\u030asa@team.org")
+    assert limiter.wait_seconds("ip", "ÅSA@team.org") == 10
 
 
 async def test_an_expired_or_ended_session_finds_no_user(accounts, account_db):

@@ -92,6 +92,16 @@ async def test_two_admins_deleting_each_other_at_once_leave_one(account_store):
     assert await account_store.delete_user("u3")  # a user goes whatever the admins
 
 
+async def test_two_accounts_for_one_email_made_at_once_make_one(account_store):
+    results = await asyncio.gather(
+        account_store.create_user(user(1, "A\u030asa@team.org"), "hash"),
+        account_store.create_user(user(2, "Åsa@team.org"), "hash"),
+        return_exceptions=True,
+    )
+    assert sorted(type(r).__name__ for r in results) == ["EmailTaken", "User"], results
+    assert await account_store.count_users() == 1
+
+
 async def test_a_group_name_is_taken_whatever_its_case_and_groups_list_by_name(account_store):
     await account_store.create_group(Group("g1", "beta", AT))
     await account_store.create_group(Group("g2", "Alpha", AT))
@@ -121,6 +131,15 @@ async def test_an_invitation_for_an_email_takes_it_in_any_case_and_no_other(acco
     await account_store.accept_invitation("token-hash", user(2, "ann@team.ORG"), "hash", AT)
     assert (await account_store.invitations())[0].used_at == AT
     assert await account_store.invitation("token-hash", AT) is None
+
+
+async def test_an_invitation_for_an_email_takes_it_whatever_its_unicode_case_or_composition(account_store):
+    await account_store.create_invitation(Invitation("i1", "Örjan@team.org", "user", "admin", AT, "2031-01-01"), "t1")
+    await account_store.accept_invitation("t1", user(1, "o\u0308rjan@team.org"), "hash", AT)
+    await account_store.create_invitation(Invitation("i2", None, "user", "admin", AT, "2031-01-01"), "t2")
+    with pytest.raises(EmailTaken):
+        await account_store.accept_invitation("t2", user(2, "ÖRJAN@team.org"), "hash", AT)
+    assert await account_store.invitation("t2", AT) is not None
 
 
 async def test_an_invitation_for_a_taken_email_stays_unused(account_store):

@@ -185,6 +185,20 @@ async def test_deleting_a_user_removes_their_threads_and_keys(app, admin):
     assert (await admin.client.delete(f"/api/users/{admin.user['id']}", headers=admin.headers())).status_code == 409
 
 
+async def test_an_email_is_one_account_whatever_its_unicode_case_or_composition(app, admin):
+    made = await admin.client.post(
+        "/api/users", json={"email": "Åsa@team.org", "password": PASSWORD}, headers=admin.headers()
+    )
+    assert made.status_code == 201, made.text
+    for other in ("åsa@team.org", "A\u030asa@team.org", "ÅSA@TEAM.ORG"):
+        again = await admin.client.post(
+            "/api/users", json={"email": other, "password": PASSWORD}, headers=admin.headers()
+        )
+        assert again.status_code == 409, (other, again.text)
+    async with client_of(app) as c:
+        assert (await sign_in(c, "a\u030aSA@team.org")).user["id"] == made.json()["id"]
+
+
 async def test_two_admins_deleting_each_other_at_once_leave_one_admin(app, admin):
     made = await admin.client.post(
         "/api/users", json={"email": "bo@team.org", "password": PASSWORD, "role": "admin"}, headers=admin.headers()

@@ -53,6 +53,18 @@ async def test_an_invitation_makes_one_account_with_its_role_and_is_then_used(ap
     assert [i["status"] for i in listed] == ["used"] and "token" not in listed[0]
 
 
+async def test_an_invitation_for_one_email_takes_it_whatever_its_unicode_case_or_composition(app, admin):
+    sent = await invite(admin, email="Örjan@team.org")
+    async with client_of(app) as c:
+        body = {"token": sent["token"], "email": "o\u0308rjan@team.org", "password": PASSWORD}
+        joined = await c.post("/api/auth/accept", json=body)
+        assert joined.status_code == 201, joined.text
+        assert joined.json()["user"]["email"] == "örjan@team.org"  # composed, the case as typed
+        assert (await sign_in(c, "ÖRJAN@TEAM.ORG")).user["id"] == joined.json()["user"]["id"]
+    again = await admin.client.post("/api/invitations", json={"email": "ÖRJAN@team.org"}, headers=admin.headers())
+    assert again.status_code == 409, again.text
+
+
 async def test_an_invitation_for_one_email_works_only_with_it_and_stays_usable_after_a_wrong_try(app, admin):
     sent = await invite(admin, email="bo@team.org")
     async with client_of(app) as c:
