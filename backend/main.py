@@ -35,6 +35,7 @@ from backend.api import (
 from backend.api.deps import Services
 from backend.api.openapi import install_openapi
 from backend.api.security import authenticated
+from backend.api.session_cookie import RefreshSessionCookie
 from backend.api.unicode_guard import RejectUnstorableText
 from backend.graph.builder import build_graph
 from backend.graph.deps import GraphDeps
@@ -163,6 +164,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings or get_settings()
     app.state.started_at = int(time.time())  # the `created` of the models in GET /v1/models
     app.add_middleware(RejectUnstorableText)
+    app.add_middleware(RefreshSessionCookie)
     if app.state.settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

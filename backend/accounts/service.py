@@ -4,8 +4,9 @@ import logging
 import unicodedata
 import uuid
 from contextlib import suppress
+from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from backend.accounts.limiter import LoginLimiter
 from backend.accounts.passwords import Passwords
@@ -15,6 +16,8 @@ from backend.clock import now
 
 log = logging.getLogger(__name__)
 TOUCH_EVERY = timedelta(seconds=60)  # a session's last use is written at most this often
+# the tokens of the sessions the current request slid (api/session_cookie sends their cookie again); None outside one
+slid_sessions: ContextVar[list[str] | None] = ContextVar("slid_sessions", default=None)
 
 
 class TooManyAttempts(Exception):
@@ -39,11 +42,11 @@ def composed(email: str) -> str:
 
 
 def _later(delta: timedelta) -> str:
-    return (datetime.now(UTC) + delta).isoformat(timespec="milliseconds")
+    return (datetime.fromisoformat(now()) + delta).isoformat(timespec="milliseconds")
 
 
 def _earlier(delta: timedelta) -> str:
-    return (datetime.now(UTC) - delta).isoformat(timespec="milliseconds")
+    return (datetime.fromisoformat(now()) - delta).isoformat(timespec="milliseconds")
 
 
 class Accounts:
@@ -101,7 +104,7 @@ class Accounts:
         return SignedIn(user, token)
 
     async def session_user(self, token: str) -> User | None:
-        """The user of a live session (its expiry slides forward with use), or None."""
+        """The user of a live session (its expiry slides forward with use, noted in slid_sessions), or None."""
         token_hash = digest(token)
         found = await self.store.session_user(token_hash, now())
         if found is None:
@@ -109,6 +112,8 @@ class Accounts:
         user, last_seen = found
         if last_seen < _earlier(TOUCH_EVERY):
             await self.store.touch_session(token_hash, now(), _later(self.session_life))
+            if (slid := slid_sessions.get()) is not None:
+                slid.append(token)
         return user
 
     async def sign_out(self, token: str) -> None:

@@ -13,6 +13,7 @@ from backend.accounts.tokens import csrf_token
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses
 from backend.api.security import Principal, PrincipalDep, accounts_of, authenticated, identify
+from backend.api.session_cookie import set_session_cookie
 from backend.contract.auth import (
     SESSION_COOKIE,
     AcceptRequest,
@@ -44,16 +45,7 @@ def _accounts_on(request: Request) -> Accounts:
 
 
 def start_session(request: Request, response: Response, user: User, token: str) -> SignedIn:
-    hours = request.app.state.settings.session_hours
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=int(hours * 3600),
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-        path="/",
-    )
+    set_session_cookie(request, response, token)
     return SignedIn(user=user_out(user), csrf_token=csrf_token(token))
 
 
