@@ -95,6 +95,7 @@ export function MessageItem({
           cut={message.state === "stopped" ? (message.interrupted ? "interrupted" : "stopped") : undefined}
           startedAt={message.startedAt}
           endedAt={message.endedAt}
+          reconnecting={message.reconnecting}
         />
       )}
       {(message.content || streaming) && (

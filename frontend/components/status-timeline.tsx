@@ -10,6 +10,7 @@ import { formatSeconds, useElapsed } from "@/hooks/use-elapsed";
 import { type EndedTurn, liveLabel, summaryLine } from "@/lib/turn-summary";
 import type { Source, Triage } from "@/lib/types";
 
+const RECONNECTING = "Reconnecting to the server…";
 const clean = (label: string) => label.replace(/…$/, "");
 const isWarning = (step: StatusStep) =>
   /no document|matches several|not found|failed/i.test(`${step.note ?? step.label} ${step.detail ?? ""}`);
@@ -30,15 +31,25 @@ function Step({ step, timed }: { step: StatusStep; timed: boolean }) {
   );
 }
 
-/** The one live line of a running turn. */
-function LiveLine({ steps, content, startedAt }: { steps: StatusStep[]; content: string; startedAt?: number }) {
+/** The one live line of a running turn; while the page re-attaches after a lost connection, it says so. */
+function LiveLine({
+  steps,
+  content,
+  startedAt,
+  reconnecting,
+}: {
+  steps: StatusStep[];
+  content: string;
+  startedAt?: number;
+  reconnecting?: boolean;
+}) {
   const elapsed = useElapsed(startedAt, true);
   return (
-    <div className="status" data-running>
+    <div className="status" data-running data-reconnecting={reconnecting || undefined}>
       <div className="status-line">
         <span className="spinner" aria-hidden />
         <span className="status-current" role="status" aria-live="polite">
-          {liveLabel(steps, content)}
+          {reconnecting ? RECONNECTING : liveLabel(steps, content)}
         </span>
         <span className="status-total">{formatSeconds(elapsed)}</span>
       </div>
@@ -97,6 +108,7 @@ export function StatusTimeline({
   cut,
   startedAt,
   endedAt,
+  reconnecting,
 }: {
   steps: StatusStep[];
   running: boolean;
@@ -107,8 +119,10 @@ export function StatusTimeline({
   cut?: EndedTurn["cut"];
   startedAt?: number;
   endedAt?: number;
+  /** Running, but the connection is lost and the page is re-attaching. */
+  reconnecting?: boolean;
 }) {
-  if (running) return <LiveLine steps={steps} content={content} startedAt={startedAt} />;
+  if (running) return <LiveLine steps={steps} content={content} startedAt={startedAt} reconnecting={reconnecting} />;
   const seconds = startedAt !== undefined && endedAt !== undefined ? formatSeconds(endedAt - startedAt) : undefined;
   return <Summary turn={{ steps, sources, triage, cut }} seconds={seconds} />;
 }

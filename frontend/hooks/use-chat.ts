@@ -2,6 +2,7 @@
 /** One conversation: sending a turn over SSE, stopping it, retrying it, and loading a thread's history. */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api";
+import { StreamEndedError, followAcrossRestarts } from "@/lib/reattach";
 import { ApiError, type NumberedChatEvent, followRun, streamChat } from "@/lib/sse";
 import { MISSING_THREAD, afterLoadFailure, askedOnMissingThread } from "@/lib/chat-failures";
 import { type ChatMessage, applyChatEvent, endTurn } from "@/lib/chat-turn";
@@ -13,12 +14,12 @@ export type { ChatMessage, StatusStep, TurnState } from "@/lib/chat-turn";
 type Request = { message: string; mode: Mode; guardrail?: GuardrailMode; keepScope?: boolean };
 /** A turn that ended without its whole answer: stopped, or interrupted by a restart (kept in the thread). */
 const unfinished = (m: ChatMessage) => m.role === "assistant" && m.state === "stopped";
-const REATTACH_ATTEMPTS = 3;
 
 let counter = 0;
 const newKey = (role: string) => `${role[0]}${Date.now().toString(36)}${(counter++).toString(36)}`;
 
 function describeFailure(err: unknown): { message: string; code?: string } {
+  if (err instanceof StreamEndedError) return { message: err.message, code: "network" };
   if (err instanceof ApiError) {
     if (err.status === 502 || err.status === 503 || err.status === 504) {
       return { message: err.message, code: "backend_unreachable" };
@@ -68,6 +69,8 @@ export function useChat(options: {
   const controller = useRef<AbortController | null>(null);
   const runRef = useRef<{ id: string; lastId: number } | null>(null);
   const stopWanted = useRef(false);
+  /** The connection is lost and the page is re-attaching: Stop cannot reach the server, so it ends the turn here. */
+  const reconnecting = useRef(false);
   const threadRef = useRef<string | null>(null);
   const opts = useRef(options);
   opts.current = options;
@@ -88,50 +91,53 @@ export function useChat(options: {
     keepScope.current = true;
   }, []);
 
-  /** Read a run's events into the answer `key`; a stream that drops before the end re-attaches after its last id. */
+  /** Read a run's events into the answer `key`; a stream that ends early re-attaches, across a server restart too. */
   const consume = useCallback(
-    async (key: string, open: (signal: AbortSignal) => AsyncGenerator<NumberedChatEvent>, request?: Request) => {
+    async (
+      key: string,
+      open: (signal: AbortSignal) => AsyncGenerator<NumberedChatEvent>,
+      request?: Request,
+      known?: { id: string; lastId: number },
+    ) => {
       controller.current?.abort();
       const abort = new AbortController();
       controller.current = abort;
       stopWanted.current = false;
+      reconnecting.current = false;
       setBusy(true);
       let finished = false;
       let started = false;
-      let source = open(abort.signal);
+      const onReconnecting = (on: boolean) => {
+        reconnecting.current = on;
+        update(key, (m) => ({ ...m, reconnecting: on || undefined }));
+      };
+      const events = followAcrossRestarts(open(abort.signal), { signal: abort.signal, run: known, onReconnecting });
       try {
-        for (let attempt = 0; ; attempt++) {
-          for await (const ev of source) {
-            started = true;
-            if (ev.id !== undefined && runRef.current) runRef.current.lastId = ev.id;
-            if (ev.event === "metadata") {
-              runRef.current = { id: ev.data.run_id, lastId: ev.id ?? 0 };
-              if (stopWanted.current) void api.cancelRun(ev.data.run_id).catch(() => undefined);
-              if (threadRef.current !== ev.data.thread_id) {
-                threadRef.current = ev.data.thread_id;
-                setThreadId(ev.data.thread_id);
-                opts.current.onThreadId?.(ev.data.thread_id, request?.message);
-              }
-              continue;
+        for await (const ev of events) {
+          started = true;
+          if (ev.id !== undefined && runRef.current) runRef.current.lastId = ev.id;
+          if (ev.event === "metadata") {
+            runRef.current = { id: ev.data.run_id, lastId: ev.id ?? 0 };
+            if (stopWanted.current) void api.cancelRun(ev.data.run_id).catch(() => undefined);
+            if (threadRef.current !== ev.data.thread_id) {
+              threadRef.current = ev.data.thread_id;
+              setThreadId(ev.data.thread_id);
+              opts.current.onThreadId?.(ev.data.thread_id, request?.message);
             }
-            const now = Date.now();
-            update(key, (m) => applyChatEvent(m, ev, now));
-            // a documents turn sets the thread's scope to what it searched (its memory does the same)
-            if (ev.event === "done" && ev.data.intent === "rag") setScope(ev.data.scope?.documents ?? []);
-            if (ev.event === "done" || ev.event === "error" || ev.event === "stopped") finished = true;
-            if (ev.event === "error" && request) opts.current.onFailure?.(request);
+            continue;
           }
-          const run = runRef.current;
-          if (finished || abort.signal.aborted || !run || attempt >= REATTACH_ATTEMPTS) break;
-          source = followRun(run.id, run.lastId, abort.signal); // the connection dropped: the run goes on
-        }
-        if (!finished && !abort.signal.aborted) {
-          const error = { message: "The stream ended before the answer finished (network drop?).", code: "network" };
-          update(key, (m) => endTurn(m, "error", Date.now(), error));
-          if (request) opts.current.onFailure?.(request);
+          const now = Date.now();
+          update(key, (m) => applyChatEvent(m, ev, now));
+          // a documents turn sets the thread's scope to what it searched (its memory does the same)
+          if (ev.event === "done" && ev.data.intent === "rag") setScope(ev.data.scope?.documents ?? []);
+          if (ev.event === "done" || ev.event === "error" || ev.event === "stopped") finished = true;
+          if (ev.event === "error" && request) opts.current.onFailure?.(request);
         }
       } catch (err) {
-        if (!abort.signal.aborted) {
+        if (abort.signal.aborted) {
+          // Stop while the server did not answer: the turn ends here, its partial text kept
+          if (stopWanted.current) update(key, (m) => endTurn(m, "stopped", Date.now()));
+        } else {
           // The thread is not this user's (asked while its 404 was loading): no Retry could work, so leave it.
           if (request && askedOnMissingThread(err, started)) clear(MISSING_THREAD);
           else update(key, (m) => endTurn(m, "error", Date.now(), describeFailure(err)));
@@ -141,6 +147,7 @@ export function useChat(options: {
         if (controller.current === abort) {
           controller.current = null;
           runRef.current = null;
+          reconnecting.current = false;
           setBusy(false);
         }
         opts.current.onTurnEnd?.(finished);
@@ -185,15 +192,18 @@ export function useChat(options: {
     setScope([]);
   }, []);
 
-  /** Stop on the server: the run ends with a `stopped` event, which ends the stream. */
+  /**
+   * Stop on the server: the run ends with a `stopped` event, which ends the stream. While re-attaching, or when the
+   * server cannot be told, the page stops following and ends the turn as stopped itself.
+   */
   const stop = useCallback(() => {
-    if (!controller.current) return;
+    const following = controller.current;
+    if (!following) return;
+    stopWanted.current = true; // before its id is known: cancelled as soon as it is
     const run = runRef.current;
-    if (!run) {
-      stopWanted.current = true; // the run's id is not known yet: cancel it as soon as it is
-      return;
-    }
-    api.cancelRun(run.id).catch(() => controller.current?.abort());
+    if (!run) return;
+    if (reconnecting.current) following.abort();
+    api.cancelRun(run.id).catch(() => following.abort());
   }, []);
 
   const retry = useCallback(
@@ -305,7 +315,7 @@ export function useChat(options: {
         ]);
         setLoading(false);
         runRef.current = { id: active.run_id, lastId: 0 };
-        void consume(key, (signal) => followRun(active.run_id, 0, signal));
+        void consume(key, (signal) => followRun(active.run_id, 0, signal), undefined, { id: active.run_id, lastId: 0 });
       } catch (err) {
         if (threadRef.current !== id) return;
         const { notice, threadId: next } = afterLoadFailure(id, err);

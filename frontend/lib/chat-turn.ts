@@ -45,6 +45,8 @@ export interface ChatMessage {
     steps?: string[] | null;
   };
   error?: { message: string; code?: string };
+  /** The connection was lost while it streamed and the page is re-attaching to its run (the server restarts). */
+  reconnecting?: boolean;
   /** A stored answer that a server restart cut short (shown as stopped, with its own note). */
   interrupted?: boolean;
   /** What was sent, so a failed or stopped turn can be asked again (a reloaded one knows its question, not its
@@ -143,5 +145,6 @@ export function endTurn(
   now: number,
   error?: { message: string; code?: string },
 ): ChatMessage {
-  return { ...m, state, endedAt: now, steps: closeSteps(m.steps, now, true), ...(error ? { error } : {}) };
+  const ended = { ...m, state, endedAt: now, steps: closeSteps(m.steps, now, true), reconnecting: undefined };
+  return error ? { ...ended, error } : ended;
 }

@@ -1,6 +1,6 @@
 /**
  * Failures, each on its own backend so the shared one keeps running: the backend down before a
- * question, the connection dropping mid-answer, and an `event: error` from the model.
+ * question, the connection dropping mid-answer with the backend not coming back, and an `event: error` from the model.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -60,14 +60,20 @@ test("backend down: a clear message, the question kept, and Retry works once it 
   await expect(chat.banner).toHaveCount(0);
 });
 
-test("connection drop mid-answer: the partial text stays and the error says what happened", async ({ page }) => {
+test("connection drop mid-answer and the backend stays away: the page reconnects for a minute, then the partial text stays and the error says what happened", async ({
+  page,
+}) => {
   const chat = new ChatPage(page);
+  await page.clock.install(); // time runs as usual until the minute of reconnecting is skipped below
   await page.goto(frontend.url);
   await chat.ask("What does servicing a second Zephyr-9 unit in the same visit cost?");
   const answer = chat.lastAnswer();
   await expect.poll(() => answer.textLength()).toBeGreaterThan(10);
   await backend.stop();
 
+  await expect(answer.reconnecting).toBeVisible();
+  await expect(answer.root).toHaveAttribute("data-state", "streaming");
+  await page.clock.fastForward("01:01");
   await expect(answer.root).toHaveAttribute("data-state", "error");
   await expect(answer.error).toContainText(/connection|ended before/i);
   expect(await answer.textLength()).toBeGreaterThan(10);
