@@ -7,7 +7,7 @@
  * lands inside the answer even on a loaded machine; the last test restarts its backend.
  */
 import type { Page } from "@playwright/test";
-import { type AnswerView, ChatPage } from "../pages/chat-page";
+import { AnswerView, ChatPage } from "../pages/chat-page";
 import { MID_STREAM, expect, test } from "./fixtures";
 import { type Backend, type Frontend, removeDir, startBackend, startFrontend } from "./stack";
 
@@ -336,5 +336,65 @@ test.describe("a run interrupted by a server restart", () => {
     await page.reload();
     await expect(chat.answers()).toHaveCount(2);
     await expect(chat.answers().first().locator(".turn-stopped")).toContainText("Interrupted");
+  });
+
+  for (const how of ["stop", "kill"] as const) {
+    test(`a page streaming through a ${how === "kill" ? "kill -9" : "graceful stop"} and start reconnects on its own and ends the answer as interrupted, with Retry`, async ({
+      page,
+    }) => {
+      test.setTimeout(120_000); // a backend start, and a retried answer of some 8 s
+      const { chat, answer } = await askMidAnswer(page, 15);
+      const threadId = chat.threadIdFromUrl()!;
+      const reattaches: number[] = []; // what the UI's proxy answered each re-attach
+      page.on("response", (res) => {
+        if (/\/api\/runs\/[^/]+\/stream/.test(res.url())) reattaches.push(res.status());
+      });
+      await (how === "kill" ? backend.kill() : backend.stop());
+      await expect(answer.reconnecting).toBeVisible();
+      await expect(answer.root).toHaveAttribute("data-state", "streaming");
+      expect(await answer.textLength()).toBeGreaterThan(15); // the partial text stays while it waits
+      await backend.start();
+
+      // No reload: the same answer ends as the server kept it, as a reload shows it.
+      await expect(answer.root).toHaveAttribute("data-state", "stopped", { timeout: 30_000 });
+      await expect(answer.stoppedNote).toContainText("Interrupted");
+      await expect(answer.reconnecting).toHaveCount(0);
+      await expect(chat.answers()).toHaveCount(1);
+      await expect(answer.error).toHaveCount(0);
+      expect(reattaches).toContain(502); // the proxy's answer while the backend is down
+      expect(reattaches.at(-1)).toBe(200);
+      const kept = await shownText(answer);
+      expect(kept.length).toBeGreaterThan(0);
+
+      await answer.retryButton.click();
+      const retried = await chat.waitForAnswerDone();
+      await expect(retried.text).toContainText("According to the documents");
+      expect(chat.threadIdFromUrl()).toBe(threadId);
+      await expect(chat.userMessages()).toHaveText([QUESTION, QUESTION]);
+      await page.reload();
+      const reloaded = chat.answers().first();
+      await expect(reloaded).toHaveAttribute("data-state", "stopped");
+      await expect(reloaded.locator(".turn-stopped")).toContainText("Interrupted");
+      expect(await shownText(new AnswerView(reloaded))).toBe(kept); // the text shown live was the server's
+    });
+  }
+
+  test("Esc while the page reconnects stops waiting: the answer ends as stopped at once, keeping its text", async ({
+    page,
+  }) => {
+    test.setTimeout(120_000);
+    const { chat, answer } = await askMidAnswer(page, 15);
+    await backend.stop();
+    await expect(answer.reconnecting).toBeVisible();
+    const partial = await shownText(answer);
+    await page.keyboard.press("Escape");
+    await expect(answer.root).toHaveAttribute("data-state", "stopped");
+    await expect(answer.stoppedNote).toContainText("Stopped");
+    await expect(answer.error).toHaveCount(0);
+    expect(await shownText(answer)).toBe(partial);
+    await expect(chat.sendButton).toBeVisible();
+    const reattaches = page.waitForRequest(/\/api\/runs\/[^/]+\/stream/, { timeout: 6_000 }).catch(() => null);
+    expect(await reattaches).toBeNull(); // no more re-attaching: the longest wait is 5 s
+    await backend.start();
   });
 });

@@ -89,11 +89,11 @@ function launch(
   return proc;
 }
 
-async function stopProcess(proc: ChildProcess | undefined): Promise<void> {
+async function stopProcess(proc: ChildProcess | undefined, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
   if (!proc?.pid || proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   try {
-    process.kill(-proc.pid, "SIGTERM");
+    process.kill(-proc.pid, signal);
   } catch {
     return;
   }
@@ -133,6 +133,12 @@ export class Backend {
 
   async stop(): Promise<void> {
     await stopProcess(this.proc);
+    this.proc = undefined;
+  }
+
+  /** Kill it at once, as a crash or `kill -9` would: no stream is ended, the last tokens may not be logged. */
+  async kill(): Promise<void> {
+    await stopProcess(this.proc, "SIGKILL");
     this.proc = undefined;
   }
 }

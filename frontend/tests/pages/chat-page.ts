@@ -162,6 +162,8 @@ export class AnswerView {
   readonly statusLine: Locator;
   /** The one line saying what a running turn is doing now. */
   readonly liveLine: Locator;
+  /** The live line saying the page lost the connection and is re-attaching to the run. */
+  readonly reconnecting: Locator;
   /** An ended turn's summary ("3 passages from 2 documents · 6.2 s"): a button that shows and hides its steps. */
   readonly summary: Locator;
   /** The summary's text, whether or not it has steps to show (a button then, plain text otherwise). */
@@ -185,6 +187,7 @@ export class AnswerView {
     this.steps = root.locator(".steps .step");
     this.statusLine = root.locator(".status-line");
     this.liveLine = root.locator(".status[data-running] .status-current");
+    this.reconnecting = root.getByRole("status").filter({ hasText: /^Reconnecting/ });
     this.summary = root.locator(".status-toggle");
     this.summaryText = root.locator(".status-summary");
     this.citations = root.locator("button.cite-marker");
