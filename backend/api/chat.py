@@ -14,7 +14,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from backend.api.asker import asker_of
 from backend.api.deps import Services, ServicesDep
 from backend.api.errors import responses, turn_status
-from backend.api.leaving import ClientLeft, until_client_leaves, until_set
+from backend.api.leaving import SHUTDOWN_GRACE_SECONDS, ClientLeft, until_client_leaves, until_set
 from backend.api.security import Principal, PrincipalDep
 from backend.contract.api import ChatRequest, ChatResponse
 from backend.contract.events import SSE_EVENTS, DoneEvent, ErrorEvent, SourcesEvent
@@ -23,7 +23,6 @@ from backend.runs.live import LiveRun
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["chat"])
-SHUTDOWN_GRACE_SECONDS = 2.0  # how long a stream has to end cleanly once the server stops, before it is cut
 STREAM_RESPONSE = {
     200: {
         "description": "Server-sent events, each with its number in the run as `id:`: metadata, status…, "

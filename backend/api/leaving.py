@@ -16,6 +16,7 @@ from fastapi import Request
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 POLL_SECONDS = 0.25  # how often the connection is checked while the work runs
+SHUTDOWN_GRACE_SECONDS = 2.0  # how long a stream has to end cleanly once the server stops, before it is cut
 
 
 class ClientLeft(Exception):

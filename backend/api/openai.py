@@ -17,6 +17,7 @@ from contextlib import aclosing
 from datetime import datetime
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -24,11 +25,11 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from backend.api.asker import asker_of
 from backend.api.collections import readable_documents
 from backend.api.deps import Services, ServicesDep
-from backend.api.errors import checks_credentials, openai_error, turn_openai_error
-from backend.api.leaving import ClientLeft, until_client_leaves
+from backend.api.errors import checks_credentials, openai_error, openai_error_body, turn_openai_error
+from backend.api.leaving import SHUTDOWN_GRACE_SECONDS, ClientLeft, until_client_leaves, until_set
 from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
-from backend.completions import Conversation, ThreadChoice, TurnWriter, conversation_key, read_conversation
+from backend.completions import DONE_LINE, Conversation, ThreadChoice, TurnWriter, conversation_key, read_conversation
 from backend.contract.events import DoneEvent
 from backend.contract.openai import (
     ChatCompletion,
@@ -42,10 +43,12 @@ from backend.contract.openai import (
 from backend.contract.text import THREAD_ID_PATTERN, THREAD_ID_RULE, shown
 from backend.contract.types import Mode
 from backend.rag.mentions import resolve_one
+from backend.runs.live import LiveRun
 
 log = logging.getLogger(__name__)
 MODEL_AUTO, MODEL_CHAT, DOCUMENT_PREFIX = "ragline", "ragline-chat", "ragline:"
 THREAD_HEADER = "X-Ragline-Thread-Id"
+SERVER_STOPPING = "The server is stopping, so the answer ends here; ask again once it is back"
 DESCRIPTIONS = {
     400: "The request cannot be answered (empty messages, last message not from the user, images, tools, n > 1, "
     "a message over RAG_MAX_MESSAGE_CHARS, a malformed body); `param` names the field.",
@@ -222,14 +225,18 @@ async def chat_completions(
     base_url = str(request.base_url).rstrip("/")
     writer = TurnWriter(body.model, int(time.time()), thread, conversation, base_url)
     headers = {THREAD_HEADER: thread.thread_id}
-    events = services.runner.events(question, mode, thread.thread_id, asker=asker)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        run = await services.runner.start(question, mode, thread.thread_id, asker=asker)
+        stopping = anyio.Event()  # set by sse-starlette when uvicorn is asked to exit
         return EventSourceResponse(
-            _frames(events, writer, services, include_usage),
+            _frames(run, writer, services, include_usage, stopping),
             ping=int(max(1, settings.heartbeat_seconds)),
             headers={**headers, "X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
+            shutdown_event=stopping,
+            shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,
         )
+    events = services.runner.events(question, mode, thread.thread_id, asker=asker)
     try:  # a client that leaves stops the turn, and nothing of it is recorded, as on the stream
         await until_client_leaves(request, _collect(events, writer))
     except ClientLeft:
@@ -251,17 +258,28 @@ async def _collect(events: AsyncIterator, writer: TurnWriter) -> None:
 
 
 async def _frames(
-    events: AsyncIterator, writer: TurnWriter, services: Services, include_usage: bool
+    run: LiveRun, writer: TurnWriter, services: Services, include_usage: bool, stopping: anyio.Event
 ) -> AsyncIterator[ServerSentEvent]:
-    status = services.deps.settings.v1_status_events
+    """The turn's chunks. A client that leaves stops the turn, and nothing of it is kept. When the server stops,
+    the stream ends whole with an error line saying so (the SDK raises it as an APIError; it was cut mid-body, a
+    connection error), and the run is left to the shutdown: start-up keeps its question and partial text in the
+    thread, marked interrupted, as for the run streams."""
+    status, ended = services.deps.settings.v1_status_events, False
     try:
-        async with aclosing(events) as turn:  # a client that leaves stops the turn now
-            async for event in turn:
-                writer.read(event)
-                if isinstance(event, DoneEvent):  # stored before the client can send its next request
-                    await services.conversations.remember_keys(writer.keys(), writer.thread.thread_id, now())
-                for line in writer.lines(event, status, include_usage):
-                    yield ServerSentEvent(data=line)
+        async for _, event in until_set(run.follow(), stopping):
+            writer.read(event)
+            if isinstance(event, DoneEvent):  # stored before the client can send its next request
+                await services.conversations.remember_keys(writer.keys(), writer.thread.thread_id, now())
+            for line in writer.lines(event, status, include_usage):
+                yield ServerSentEvent(data=line)
+        ended = True
+        if writer.done is None and writer.error is None:  # the server stops: the run is not over
+            stopped = openai_error_body(503, SERVER_STOPPING, code="server_stopping")
+            yield ServerSentEvent(data=stopped.model_dump_json())
+            yield ServerSentEvent(data=DONE_LINE)
     except asyncio.CancelledError:
         log.info("client disconnected from /v1/chat/completions; turn cancelled and not recorded")
         raise
+    finally:
+        if not ended:
+            await services.runner.abandon(run)

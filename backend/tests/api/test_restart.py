@@ -6,6 +6,7 @@ import threading
 import time
 
 import httpx
+import openai
 import pytest
 from httpx_sse import connect_sse
 
@@ -97,3 +98,46 @@ def test_a_graceful_shutdown_ends_open_streams_cleanly_and_the_run_is_interrupte
         last_id = seen["asker"][-1][0]
         replay = parse_sse(httpx.get(f"{url}/api/runs/{run_id}/stream", headers={"Last-Event-ID": str(last_id)}))
         assert [name for name, _ in replay] == ["stopped"] and replay[0][1]["status"] == "interrupted"
+
+
+def test_a_graceful_shutdown_ends_an_openai_stream_with_an_error_the_sdk_raises_and_the_thread_keeps_the_question(
+    tmp_path,
+):
+    """SIGTERM while /v1/chat/completions streams to the openai SDK: the stream ends whole with an error line, which
+    the SDK raises as an APIError saying the server stops (it was cut mid-body: APIConnectionError, and uvicorn
+    logged "ASGI callable returned without completing response"); after the restart the thread shows the question
+    and the partial answer, interrupted, as for a run stream."""
+    env = {"RAG_LLM_BACKEND": "fake", "RAG_DATA_DIR": str(tmp_path / "data"), "RAG_FAKE_TOKENS_PER_SECOND": "5"}
+    chunks: list = []
+    raised: list[Exception] = []
+
+    def read(url: str) -> None:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=30)
+        messages = [{"role": "user", "content": POEM}]
+        extra = {"X-Ragline-Thread-Id": "v1-poem"}
+        try:
+            for chunk in client.chat.completions.create(
+                model="ragline-chat", messages=messages, stream=True, extra_headers=extra
+            ):
+                chunks.append(chunk)
+        except Exception as exc:  # noqa: BLE001 - what the SDK raised is the result under test
+            raised.append(exc)
+
+    with serve_in_process(env) as (url, proc):
+        reader = threading.Thread(target=read, args=(url,))
+        reader.start()
+        while not any(chunk.choices and chunk.choices[0].delta.content for chunk in chunks):
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        reader.join(30)
+        proc.wait(30)
+        log = proc.log_path.read_text()
+
+    assert len(raised) == 1 and type(raised[0]) is openai.APIError, raised  # not APIConnectionError
+    assert raised[0].code == "server_stopping" and "server is stopping" in raised[0].message
+    assert "ASGI callable returned without completing response" not in log, log
+    streamed = "".join(chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices)
+    with serve_in_process(env) as (url, _):
+        last = httpx.get(f"{url}/api/threads/v1-poem").json()["messages"][-2:]
+    assert [m["status"] for m in last] == [None, "interrupted"] and last[0]["content"] == POEM
+    assert streamed.startswith(last[1]["content"])
