@@ -12,9 +12,10 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from datetime import datetime
+from functools import partial
 from typing import Annotated, Any
 
 import anyio
@@ -227,10 +228,10 @@ async def chat_completions(
     headers = {THREAD_HEADER: thread.thread_id}
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
-        run = await services.runner.start(question, mode, thread.thread_id, asker=asker)
+        start = partial(services.runner.start, question, mode, thread.thread_id, asker=asker)
         stopping = anyio.Event()  # set by sse-starlette when uvicorn is asked to exit
         return EventSourceResponse(
-            _frames(run, writer, services, include_usage, stopping),
+            _frames(start, writer, services, include_usage, stopping),
             ping=int(max(1, settings.heartbeat_seconds)),
             headers={**headers, "X-Accel-Buffering": "no", "Cache-Control": "no-cache"},
             shutdown_event=stopping,
@@ -258,13 +259,19 @@ async def _collect(events: AsyncIterator, writer: TurnWriter) -> None:
 
 
 async def _frames(
-    run: LiveRun, writer: TurnWriter, services: Services, include_usage: bool, stopping: anyio.Event
+    start: Callable[[], Awaitable[LiveRun]],
+    writer: TurnWriter,
+    services: Services,
+    include_usage: bool,
+    stopping: anyio.Event,
 ) -> AsyncIterator[ServerSentEvent]:
-    """The turn's chunks. A client that leaves stops the turn, and nothing of it is kept. When the server stops,
-    the stream ends whole with an error line saying so (the SDK raises it as an APIError; it was cut mid-body, a
-    connection error), and the run is left to the shutdown: start-up keeps its question and partial text in the
-    thread, marked interrupted, as for the run streams."""
+    """The turn's chunks; its run starts once the stream is read, so a client gone before then starts nothing. A
+    client that leaves stops the turn, and nothing of it is kept. When the server stops, the stream ends whole with
+    an error line saying so (the SDK raises it as an APIError; it was cut mid-body, a connection error), and the run
+    is left to the shutdown: start-up keeps its question and partial text in the thread, marked interrupted, as for
+    the run streams."""
     status, ended = services.deps.settings.v1_status_events, False
+    run = await start()
     try:
         async for _, event in until_set(run.follow(), stopping):
             writer.read(event)
