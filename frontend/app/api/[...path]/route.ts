@@ -4,33 +4,13 @@
  * aborting the browser request aborts the upstream one, which cancels the model.
  */
 import type { NextRequest } from "next/server";
+import { forwardHeaders } from "@/lib/proxy-headers";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "host",
-  "content-length",
-  "content-encoding",
-  "accept-encoding",
-]);
-
 function backendUrl(): string {
   return (process.env.BACKEND_URL || "http://127.0.0.1:8000").replace(/\/+$/, "");
-}
-
-function forwardHeaders(from: Headers): Headers {
-  const headers = new Headers();
-  from.forEach((value, key) => {
-    if (!HOP_BY_HOP.has(key.toLowerCase())) headers.set(key, value);
-  });
-  return headers;
 }
 
 async function proxy(req: NextRequest, ctx: { params: Promise<{ path: string[] }> }): Promise<Response> {
