@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from backend.api.errors import turn_openai_error
+from backend.api.errors import openai_error_body, turn_openai_error
 from backend.contract.citations import CITATION_RE, group_ids
 from backend.contract.events import (
     DoneEvent,
@@ -24,6 +24,7 @@ from backend.contract.events import (
     ReplaceEvent,
     SourcesEvent,
     StatusEvent,
+    StoppedEvent,
     TokenEvent,
 )
 from backend.contract.openai import (
@@ -53,6 +54,7 @@ from backend.guardrails.text import split_notes
 from backend.rag.chunking import estimate_tokens
 
 DONE_LINE = "[DONE]"
+STOPPED = "The answer was stopped before it ended: Stop in another client, or its thread or account was deleted"
 TEXT_PART = "text"
 
 
@@ -205,6 +207,11 @@ def error_body(event: ErrorEvent) -> OpenAIError:
     return turn_openai_error(event)[1]
 
 
+def stopped_body() -> OpenAIError:
+    """A turn stopped before its answer ended, as an OpenAI error (the SDK raises it; a client shows it)."""
+    return openai_error_body(409, STOPPED, code="stopped")
+
+
 def _status_line(event: StatusEvent) -> StatusLine:
     return StatusLine(data=StatusData(description=event.label, done=event.phase == "end"))
 
@@ -224,6 +231,7 @@ class TurnWriter:
     sources: list[PublicSource] = field(default_factory=list)
     done: DoneEvent | None = None
     error: ErrorEvent | None = None
+    stopped: StoppedEvent | None = None  # stopped by a cancel (another client's Stop, the thread or account deleted)
 
     @property
     def id(self) -> str:
@@ -249,6 +257,8 @@ class TurnWriter:
             self.done = event
         elif isinstance(event, ErrorEvent):
             self.error = event
+        elif isinstance(event, StoppedEvent):
+            self.stopped = event
 
     def info(self) -> RaglineInfo:
         """Ragline's part of the response."""
@@ -326,6 +336,8 @@ class TurnWriter:
             return [self.chunk(Delta(), event=_status_line(event)).model_dump_json()]
         if isinstance(event, ErrorEvent):
             return [error_body(event).model_dump_json(), DONE_LINE]
+        if isinstance(event, StoppedEvent):
+            return [stopped_body().model_dump_json(), DONE_LINE]
         if isinstance(event, DoneEvent):
             notes = annotations(self.answer, self.sources, self.base_url)
             last = self.chunk(Delta(annotations=notes or None), finish_reason=self.finish_reason, ragline=self.info())

@@ -30,7 +30,15 @@ from backend.api.errors import checks_credentials, openai_error, openai_error_bo
 from backend.api.leaving import SHUTDOWN_GRACE_SECONDS, ClientLeft, until_client_leaves, until_set
 from backend.api.security import Principal, PrincipalDep
 from backend.clock import now
-from backend.completions import DONE_LINE, Conversation, ThreadChoice, TurnWriter, conversation_key, read_conversation
+from backend.completions import (
+    DONE_LINE,
+    Conversation,
+    ThreadChoice,
+    TurnWriter,
+    conversation_key,
+    read_conversation,
+    stopped_body,
+)
 from backend.contract.events import DoneEvent
 from backend.contract.openai import (
     ChatCompletion,
@@ -55,6 +63,8 @@ DESCRIPTIONS = {
     "a message over RAG_MAX_MESSAGE_CHARS, a malformed body); `param` names the field.",
     401: "RAG_API_KEYS is set and the request has no `Authorization: Bearer` with one of them.",
     404: "No such model (GET /v1/models lists them).",
+    409: "The turn was stopped before its answer ended (code `stopped`): Stop in another client, or its thread or "
+    "account was deleted; a stream ends with this error line instead.",
     502: "The model server reported an error.",
     503: "The model server could not be reached.",
 }
@@ -202,7 +212,7 @@ async def choose_thread(
     "/chat/completions",
     response_model=ChatCompletion,
     summary="Answer the conversation's last user message as a Ragline turn",
-    responses={**COMPLETION_RESPONSES, **openai_responses(400, 401, 404, 502, 503)},
+    responses={**COMPLETION_RESPONSES, **openai_responses(400, 401, 404, 409, 502, 503)},
 )
 async def chat_completions(
     body: ChatCompletionRequest,
@@ -245,6 +255,8 @@ async def chat_completions(
     if writer.error:
         status, body = turn_openai_error(writer.error)
         return JSONResponse(body.model_dump(), status_code=status)
+    if writer.stopped:
+        return JSONResponse(stopped_body().model_dump(), status_code=409, headers=headers)
     if writer.done is None:
         return openai_error(502, "the turn ended without an answer", code="internal_error")
     await services.conversations.remember_keys(writer.keys(), thread.thread_id, now())
@@ -280,7 +292,7 @@ async def _frames(
             for line in writer.lines(event, status, include_usage):
                 yield ServerSentEvent(data=line)
         ended = True
-        if writer.done is None and writer.error is None:  # the server stops: the run is not over
+        if stopping.is_set() and writer.done is writer.error is writer.stopped is None:  # the run is not over
             stopped = openai_error_body(503, SERVER_STOPPING, code="server_stopping")
             yield ServerSentEvent(data=stopped.model_dump_json())
             yield ServerSentEvent(data=DONE_LINE)

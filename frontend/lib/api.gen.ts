@@ -872,7 +872,7 @@ export interface paths {
         /**
          * Delete User
          * @description Remove an account with its sessions, API keys, threads and personal collection with its documents (admins
-         *     only; not your own account).
+         *     only; not your own account, nor the last admin).
          */
         delete: operations["delete_user_api_users__user_id__delete"];
         options?: never;
@@ -5612,6 +5612,15 @@ export interface operations {
             };
             /** @description No such model (GET /v1/models lists them). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The turn was stopped before its answer ended (code `stopped`): Stop in another client, or its thread or account was deleted; a stream ends with this error line instead. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,8 @@
 thread continuity by header, metadata, Open WebUI's chat id and message hash, sources, replacement, usage."""
 
 import asyncio
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -402,3 +404,38 @@ def test_a_chat_answer_streams_without_the_citation_markers_it_cannot_have(live,
         )
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == "Bonjour!" and chunks[-1].model_extra["ragline"]["replace"] is None
+
+
+def test_a_turn_stopped_from_another_client_ends_the_stream_with_a_stopped_error_and_the_json_call_with_a_409(
+    live, client, url
+):
+    """POST /api/runs/{id}/cancel (the UI's Stop on the same thread) while /v1 answers: the stream ends with an error
+    line the SDK raises, code `stopped` (it ended with no [DONE], or said the server stops), and the JSON call is a
+    409 saying so (it was a 502, "the turn ended without an answer")."""
+    _, app = live
+
+    def stop_when_running(thread_id: str) -> None:
+        for _ in range(400):
+            active = httpx.get(f"{url}/api/threads/{thread_id}").json().get("active_run")
+            if active and active.get("run_id"):
+                assert httpx.post(f"{url}/api/runs/{active['run_id']}/cancel").status_code in (200, 202, 204)
+                return
+            time.sleep(0.025)
+        raise AssertionError("the turn never ran")
+
+    with chat_model(app, ScriptedChatModel(tokens_per_second=5)):
+        for stream in (True, False):
+            thread_id = f"stopped-{stream}"
+            stopper = threading.Thread(target=stop_when_running, args=(thread_id,))
+            stopper.start()
+            headers = {"X-Ragline-Thread-Id": thread_id}
+            with pytest.raises(openai.APIError) as raised:
+                reply = client.chat.completions.create(
+                    model="ragline-chat", messages=[user("Write a poem")], stream=stream, extra_headers=headers
+                )
+                if stream:
+                    list(reply)  # the chunks until the error line
+            stopper.join(30)
+            assert raised.value.body["code"] == "stopped" and "stopped before it ended" in raised.value.message
+            if not stream:
+                assert isinstance(raised.value, openai.ConflictError) and raised.value.status_code == 409
