@@ -89,9 +89,13 @@ class SqlAccountStore:
         return _user(row) if row else None
 
     async def user_by_email(self, email: str) -> tuple[User, str] | None:
-        """An account and its password hash, by e-mail (whatever its case and composition)."""
-        sql = f"SELECT {USER_COLUMNS}, password_hash FROM users WHERE {same_name(self._db.dialect, 'email')}"
-        row = await self._db.read(lambda c: c.execute(sql, (email,)).fetchone())
+        """An account and its password hash, by e-mail (whatever its case and composition). Of two accounts that
+        older versions let differ by case beyond ASCII or by composition, the one spelt exactly so, else the oldest."""
+        sql = (
+            f"SELECT {USER_COLUMNS}, password_hash FROM users WHERE {same_name(self._db.dialect, 'email')} "
+            "ORDER BY CASE WHEN email = ? THEN 0 ELSE 1 END, created_at"
+        )
+        row = await self._db.read(lambda c: c.execute(sql, (email, email)).fetchone())
         return (_user(row[:-1]), row[-1]) if row else None
 
     async def users(self) -> list[User]:

@@ -8,7 +8,7 @@ import psycopg
 import pytest
 from alembic import command
 
-from backend.accounts.sql import SqlAccountStore
+from backend.accounts.sql import INSERT_USER, SqlAccountStore
 from backend.accounts.store import (
     ApiKey,
     EmailTaken,
@@ -42,7 +42,11 @@ async def starting_together(db: Database, jobs: int) -> AsyncIterator[None]:
     if not isinstance(db, PostgresDatabase):
         yield  # SQLite runs one job at a time: nothing to line up
         return
-    waiting = "SELECT COUNT(*) FROM pg_locks WHERE relation = 'users'::regclass AND NOT granted"
+    # waiting for the users table, or for a row of it another job locked
+    waiting = (
+        "SELECT COUNT(*) FROM pg_locks WHERE NOT granted "
+        "AND (relation = 'users'::regclass OR locktype = 'transactionid')"
+    )
     async with await psycopg.AsyncConnection.connect(db.url) as conn, conn.transaction():
         await conn.execute("LOCK TABLE users IN SHARE MODE")
         yield
@@ -78,13 +82,26 @@ async def test_an_account_is_found_by_its_email_whatever_the_case(account_store)
     assert await account_store.user_by_email("bob@team.org") is None
 
 
-async def test_two_admins_deleting_each_other_at_once_leave_one(account_store):
+async def test_two_accounts_an_older_version_kept_apart_are_each_found_by_their_own_spelling(account_store, account_db):
+    """Before e-mails were composed and folded, "Åsa@" typed on macOS (A and a ring above) and on Windows made two
+    accounts; the lookup, which now folds both to one, returned whichever came first to both of them."""
+    for n, email in ((1, "A\u030asa@team.org"), (2, "\u00c5sa@team.org")):
+        row = (f"u{n}", email, f"User {n}", "user", f"2030-01-0{n}T00:00:00.000+00:00", f"hash{n}")
+        await account_db.write(lambda c, row=row: c.execute(INSERT_USER, row))
+    for n, email in ((1, "A\u030asa@team.org"), (2, "\u00c5sa@team.org")):
+        found = await account_store.user_by_email(email)
+        assert found is not None and (found[0].id, found[1]) == (f"u{n}", f"hash{n}"), (email, found)
+    found = await account_store.user_by_email("\u00e5sa@team.org")  # neither spelling: the older account
+    assert found is not None and found[0].id == "u1"
+
+
+async def test_two_admins_deleting_each_other_at_once_leave_one(account_store, account_db):
     await account_store.create_user(user(1, role="admin"), "hash")
     await account_store.create_user(user(2, role="admin"), "hash")
     await account_store.create_user(user(3), "hash")
-    results = await asyncio.gather(
-        account_store.delete_user("u1"), account_store.delete_user("u2"), return_exceptions=True
-    )
+    async with starting_together(account_db, 2):  # Postgres: both have read the admins before either deletes
+        both = asyncio.gather(account_store.delete_user("u1"), account_store.delete_user("u2"), return_exceptions=True)
+    results = await both
     assert sorted(type(r).__name__ for r in results) == ["LastAdmin", "bool"], results
     (left,) = [u for u in await account_store.users() if u.role == "admin"]
     with pytest.raises(LastAdmin):
@@ -92,12 +109,14 @@ async def test_two_admins_deleting_each_other_at_once_leave_one(account_store):
     assert await account_store.delete_user("u3")  # a user goes whatever the admins
 
 
-async def test_two_accounts_for_one_email_made_at_once_make_one(account_store):
-    results = await asyncio.gather(
-        account_store.create_user(user(1, "A\u030asa@team.org"), "hash"),
-        account_store.create_user(user(2, "Åsa@team.org"), "hash"),
-        return_exceptions=True,
-    )
+async def test_two_accounts_for_one_email_made_at_once_make_one(account_store, account_db):
+    async with starting_together(account_db, 2):  # Postgres: both have checked the e-mail before either inserts
+        both = asyncio.gather(
+            account_store.create_user(user(1, "A\u030asa@team.org"), "hash"),
+            account_store.create_user(user(2, "Åsa@team.org"), "hash"),
+            return_exceptions=True,
+        )
+    results = await both
     assert sorted(type(r).__name__ for r in results) == ["EmailTaken", "User"], results
     assert await account_store.count_users() == 1
 
