@@ -76,13 +76,13 @@ async def delete_user(user_id: str, request: Request, services: ServicesDep, adm
         raise HTTPException(404, f"user {shown(user_id)} does not exist; GET /api/users lists the accounts")
     if target.role == "admin" and [u.id for u in await store.users() if u.role == "admin"] == [user_id]:
         raise HTTPException(409, LAST_ADMIN)  # before their runs stop; the delete checks again in its transaction
+    try:
+        await store.delete_user(user_id)  # signed out everywhere before the threads go
+    except LastAdmin:  # the other admin was deleted at the same time: theirs is the account that stays
+        raise HTTPException(409, LAST_ADMIN) from None
     for run in [r for r in services.runner.live.values() if not r.finished]:
         if await services.conversations.owner_of(run.thread_id) == user_id:
             await services.runner.cancel(run)  # their answers in progress stop before their threads go
-    try:
-        await store.delete_user(user_id)  # signed out everywhere before the threads go
-    except LastAdmin:  # the other admin was deleted at the same time
-        raise HTTPException(409, LAST_ADMIN) from None
     for thread_id in await services.conversations.owned(user_id):
         await remove_thread(services, thread_id)
     for doc_id in await services.knowledge.collections.drop_personal(user_id):  # readable by nobody from here on

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 
 from backend.api import openapi
 from backend.contract.auth import CSRF_HEADER, SESSION_COOKIE
+from backend.llm.fake import ScriptedChatModel
 from backend.main import create_app
 from backend.tests.api.auth_helpers import PASSWORD, chat, client_of, sign_in
 from backend.tests.conftest import fake_settings
@@ -183,6 +184,29 @@ async def test_deleting_a_user_removes_their_threads_and_keys(app, admin):
     assert await app.state.services.conversations.turns(thread_id) == []
     assert (await admin.client.delete(f"/api/users/{bob.user['id']}", headers=admin.headers())).status_code == 404
     assert (await admin.client.delete(f"/api/users/{admin.user['id']}", headers=admin.headers())).status_code == 409
+
+
+async def test_a_delete_refused_as_of_the_last_admin_leaves_that_admins_answers_running(app, admin, monkeypatch):
+    """Two admins deleting each other at once: the request that loses, told 409 because the other admin went in the
+    meantime, stopped the answers its target, the admin who stays, was writing, before its delete found that out.
+    The other request is played here inside the store's delete, where the race puts it."""
+    services = app.state.services
+    body = {"email": "bea@team.org", "password": PASSWORD, "role": "admin"}
+    bea = (await admin.client.post("/api/users", json=body, headers=admin.headers())).json()["id"]
+    assert await services.conversations.claim("bea-thread", bea)
+    monkeypatch.setattr(services.deps, "chat_model", ScriptedChatModel(tokens_per_second=20))
+    run = await services.runner.start("Write a poem", "chat", "bea-thread")
+    store, delete = services.accounts.store, services.accounts.store.delete_user
+
+    async def bea_deletes_ann_meanwhile(user_id: str) -> bool:
+        assert await delete(admin.user["id"])  # Bea's request, at the same moment, deleted Ann
+        return await delete(user_id)
+
+    monkeypatch.setattr(store, "delete_user", bea_deletes_ann_meanwhile)
+    refused = await admin.client.delete(f"/api/users/{bea}", headers=admin.headers())
+    assert refused.status_code == 409 and "only admin left" in refused.json()["detail"]
+    events = [event async for _, event in run.follow()]
+    assert type(events[-1]).__name__ == "DoneEvent", events[-1]  # Bea's answer ended whole, not stopped
 
 
 async def test_an_email_is_one_account_whatever_its_unicode_case_or_composition(app, admin):
