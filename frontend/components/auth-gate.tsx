@@ -11,24 +11,44 @@ import { ApiError } from "@/lib/sse";
 
 const AuthContext = createContext<AuthStatus | null>(null);
 
+/** How often the status is asked again while it cannot be read (the backend down, say), as the chat's banner does. */
+const RECHECK_MS = 5000;
+
 export function AuthGate({ children }: { children: React.ReactNode }) {
   const [status, setStatus] = useState<AuthStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     authApi
       .status()
       .then((s) => {
+        if (!live) return;
+        setError(null);
         if (s.mode === "local" && !s.user) window.location.replace("/sign-in");
         else setStatus(s);
       })
-      .catch((e: unknown) => setError(e instanceof ApiError ? e.message : String(e)));
-  }, []);
+      .catch((e: unknown) => {
+        if (!live) return;
+        setError(e instanceof ApiError ? e.message : String(e));
+        // asked again until it answers: the page was a dead end that only a reload left (tester)
+        timer = setTimeout(() => setAttempt((n) => n + 1), RECHECK_MS);
+      });
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [attempt]);
 
   if (error)
     return (
       <p className="banner" role="alert">
-        {error}
+        {error}{" "}
+        <button type="button" className="tool-button" onClick={() => setAttempt((n) => n + 1)}>
+          Check again
+        </button>
       </p>
     );
   if (!status) return null;

@@ -60,6 +60,25 @@ test("backend down: a clear message, the question kept, and Retry works once it 
   await expect(chat.banner).toHaveCount(0);
 });
 
+test("backend down when the page opens: it says so, asks again by itself, and shows the chat once it is back", async ({
+  page,
+}) => {
+  const chat = new ChatPage(page);
+  await backend.stop();
+  await page.goto(frontend.url);
+  await expect(chat.banner).toContainText("not reachable");
+  await expect(chat.banner.getByRole("button", { name: "Check again" })).toBeVisible();
+  await expect(chat.composer).toHaveCount(0);
+
+  await backend.start();
+  // no reload: the page was a dead end until one (tester)
+  await expect(chat.composer).toBeVisible({ timeout: 15_000 });
+  await expect(chat.banner).toHaveCount(0);
+  await chat.ask("What is the notice period?");
+  const answer = await chat.waitForAnswerDone();
+  await expect(answer.text).toContainText("notice period");
+});
+
 test("connection drop mid-answer and the backend stays away: the page reconnects for a minute, then the partial text stays and the error says what happened", async ({
   page,
 }) => {
