@@ -6,6 +6,7 @@ import { useDocuments } from "@/hooks/use-documents";
 import { useHealth } from "@/hooks/use-health";
 import { useThreads } from "@/hooks/use-threads";
 import { api } from "@/lib/api";
+import { ApiError } from "@/lib/sse";
 import { exportName, titleFrom } from "@/lib/titles";
 import type { Mode } from "@/lib/types";
 import { Composer, MESSAGE_BOX_ID } from "./composer";
@@ -70,20 +71,26 @@ export function ChatApp() {
     return () => window.removeEventListener("popstate", onPop);
   }, [openThread]);
 
-  // Back to this tab: another tab may have asked on this thread since (an answer being written, or new turns).
-  // (a failed exchange is shown but was never stored: it does not count)
+  // Back to this tab: another tab may have asked on this thread since (an answer being written, or new turns),
+  // renamed it, or deleted it. (a failed exchange is shown but was never stored: it does not count)
   const failed = chat.messages.filter((m) => m.role === "assistant" && m.state === "error").length;
   const shownTurns = chat.messages.length - 2 * failed;
   const shownThread = chat.threadId;
   useEffect(() => {
-    if (busy || !shownThread) return;
+    if (busy) return;
     const onBack = () => {
       if (document.visibilityState !== "visible") return;
+      void refreshThreads();
+      if (!shownThread) return;
       api.thread(shownThread).then(
         (d) => {
           if (d.active_run || d.messages.length > shownTurns) void openThread(shownThread);
         },
-        () => undefined,
+        // deleted (it showed stored turns; a first exchange that failed was never stored): opening it says so and
+        // leaves it, or the next question would bring it back under its id, below turns the server no longer holds
+        (err: unknown) => {
+          if (err instanceof ApiError && err.status === 404 && shownTurns > 0) void openThread(shownThread);
+        },
       );
     };
     window.addEventListener("focus", onBack);
@@ -92,7 +99,7 @@ export function ChatApp() {
       window.removeEventListener("focus", onBack);
       document.removeEventListener("visibilitychange", onBack);
     };
-  }, [busy, shownThread, shownTurns, openThread]);
+  }, [busy, shownThread, shownTurns, openThread, refreshThreads]);
 
   useEffect(() => {
     if (!busy) return;

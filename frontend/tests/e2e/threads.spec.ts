@@ -115,6 +115,36 @@ test("a second tab on the thread shows what the first asked when it is looked at
   await other.close();
 });
 
+test("a thread deleted or renamed in another tab: this tab follows when looked at again", async ({ chat, page }) => {
+  await chat.goto();
+  await chat.ask("According to the handbook, what notice must permanent employees give?");
+  await chat.waitForAnswerDone();
+  const threadId = chat.threadIdFromUrl()!;
+  const other = await page.context().newPage();
+  const second = new ChatPage(other);
+  await second.goto(threadId);
+  const comeBack = () => page.evaluate(() => window.dispatchEvent(new Event("focus")));
+
+  await second.renameThread(second.threadById(threadId), "Notice rules");
+  await expect(second.heading).toHaveText("Notice rules");
+  await comeBack();
+  await expect(chat.threadById(threadId).locator(".thread-title")).toHaveText("Notice rules");
+  await expect(chat.heading).toHaveText("Notice rules");
+
+  await second.deleteThread(second.threadById(threadId));
+  await expect(second.threadById(threadId)).toHaveCount(0);
+  await comeBack();
+  // it said nothing, and the next question brought the deleted thread back under its id with this tab's old turns
+  // shown above it, which the server no longer held (tester)
+  await expect(chat.page.getByText("This conversation does not exist for you")).toBeVisible();
+  await expect(chat.threadById(threadId)).toHaveCount(0);
+  await expect(chat.answers()).toHaveCount(0);
+  await chat.ask("And how long is the probation period?");
+  await chat.waitForAnswerDone();
+  expect(chat.threadIdFromUrl()).not.toBe(threadId);
+  await other.close();
+});
+
 test("Export downloads the conversation as Markdown, with its question, answer and sources", async ({ chat, page }) => {
   await chat.goto();
   await expect(page.getByRole("link", { name: "Export" })).toHaveCount(0); // nothing to export yet
