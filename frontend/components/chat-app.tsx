@@ -1,6 +1,6 @@
 "use client";
 /** The chat screen: threads sidebar, conversation, composer. The open thread lives in the URL (?thread=ID). */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { useChat } from "@/hooks/use-chat";
 import { useDocuments } from "@/hooks/use-documents";
 import { useHealth } from "@/hooks/use-health";
@@ -34,6 +34,7 @@ export function ChatApp() {
   const [draft, setDraft] = useState("");
   const [mode, setModeState] = useState<Mode>("auto");
   const [sidebarOpen, setSidebarOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   /** Opening a conversation (this page, the sidebar, Back) puts the focus in the message box. */
   const [focusRequest, setFocusRequest] = useState(0);
   const threads = useThreads();
@@ -161,7 +162,10 @@ export function ChatApp() {
         currentId={chat.threadId}
         error={threads.error}
         open={sidebarOpen}
-        onClose={() => setSidebarOpen(false)}
+        onClose={() => {
+          setSidebarOpen(false);
+          menuButton.current?.focus(); // the focus was in the drawer, which is now off the screen
+        }}
         onNew={() => go(null)}
         onOpen={go}
         onRename={async (id, t) => {
@@ -181,6 +185,7 @@ export function ChatApp() {
       <main className="main">
         <header className="topbar">
           <button
+            ref={menuButton}
             type="button"
             className="icon-button menu-button"
             aria-label="Conversations"

@@ -235,6 +235,21 @@ export function ThreadSidebar({
     currentId,
   );
   const hintId = useId();
+  const newButton = useRef<HTMLButtonElement>(null);
+  const close = useRef(onClose);
+  close.current = onClose;
+  useEffect(() => {
+    // The phone's drawer: the keyboard goes into it, and Escape closes it (before the page's Escape stops an answer).
+    if (!open) return;
+    newButton.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented) return;
+      e.preventDefault();
+      close.current();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
   return (
     <>
       <aside className="sidebar" data-open={open || undefined} aria-label="Conversations">
@@ -242,7 +257,7 @@ export function ThreadSidebar({
           <Link href="/" className="brand" onClick={(e) => (e.preventDefault(), onNew())}>
             Ragline
           </Link>
-          <button type="button" className="button button-new" onClick={onNew}>
+          <button ref={newButton} type="button" className="button button-new" onClick={onNew}>
             + New chat
           </button>
         </div>

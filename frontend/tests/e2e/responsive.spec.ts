@@ -23,6 +23,22 @@ test.describe("phone width", () => {
     await expect(chat.sidebar).not.toBeInViewport();
   });
 
+  test("keyboard: the drawer takes the focus when it opens, and Escape closes it and gives the focus back", async ({
+    chat,
+    page,
+  }) => {
+    await chat.goto();
+    await chat.menuButton.focus();
+    await page.keyboard.press("Enter");
+    await expect(chat.sidebar).toBeInViewport();
+    // the focus stayed on the menu button behind the scrim, the drawer's links a Shift+Tab walk back, no Escape (tester)
+    await expect(chat.newChatButton).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(chat.sidebar).not.toBeInViewport();
+    await expect(chat.menuButton).toBeFocused();
+    await expect(chat.menuButton).toHaveAttribute("aria-expanded", "false");
+  });
+
   test("a PDF citation opens with the document's name on one line, its buttons below it", async ({ chat }) => {
     await chat.goto();
     await chat.ask("@travel-policy.pdf What is the hotel limit per night?");
