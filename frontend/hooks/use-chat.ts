@@ -6,6 +6,7 @@ import { StreamEndedError, followAcrossRestarts } from "@/lib/reattach";
 import { ApiError, type NumberedChatEvent, followRun, streamChat } from "@/lib/sse";
 import { MISSING_THREAD, afterLoadFailure, askedOnMissingThread } from "@/lib/chat-failures";
 import { type ChatMessage, applyChatEvent, endTurn } from "@/lib/chat-turn";
+import { historyMessages } from "@/lib/thread-history";
 import type { GuardrailMode, Mode } from "@/lib/types";
 
 export type { ChatMessage, StatusStep, TurnState } from "@/lib/chat-turn";
@@ -265,35 +266,7 @@ export function useChat(options: {
         if (threadRef.current !== id) return;
         setTitle(detail.title);
         setScope(detail.scope ?? []);
-        const history: ChatMessage[] = detail.messages.map((m, i, all) => {
-          const stopped = m.status === "stopped" || m.status === "interrupted";
-          const question = i > 0 && all[i - 1].role === "user" ? all[i - 1].content : null;
-          // a blocked question keeps "ask anyway" after a reload, unless it was asked again later in the thread
-          const blocked = m.triage?.route === "blocked" && question !== null;
-          const askedLater = all.slice(i + 1).some((later) => later.role === "user" && later.content === question);
-          const askedAgain = blocked && askedLater;
-          return {
-            key: `h${i}-${id}`,
-            role: m.role,
-            content: m.content,
-            sources: m.sources ?? undefined,
-            stored: {
-              intent: m.intent,
-              route_reason: m.route_reason,
-              scope: m.scope,
-              triage: m.triage,
-              validation: m.validation,
-              steps: m.steps,
-            },
-            state: stopped ? "stopped" : "history",
-            // how long it took, as the live turn showed it ("· 12 s")
-            ...(m.role === "assistant" && m.latency_ms != null ? { startedAt: 0, endedAt: m.latency_ms } : {}),
-            ...(m.status === "interrupted" ? { interrupted: true } : {}),
-            // a stopped answer offers Retry until its question was asked again later in the thread
-            ...(((stopped && !askedLater) || blocked) && question ? { request: { message: question } } : {}),
-            ...(askedAgain ? { askedAnyway: true } : {}),
-          };
-        });
+        const history = historyMessages(detail, id);
         const active = detail.active_run;
         if (!active) {
           setMessages(history);
