@@ -6,7 +6,15 @@
  * the conversation opens, except on a touch screen, where the keyboard would cover the conversation.
  */
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { activeMention, classifyMentions, insertMention, LISTED, matchDocuments, removeMention } from "@/lib/mentions";
+import {
+  activeMention,
+  classifyMentions,
+  insertMention,
+  LISTED,
+  matchDocuments,
+  optionMeta,
+  removeMention,
+} from "@/lib/mentions";
 import type { DocumentRow } from "@/lib/types";
 
 /**
@@ -241,10 +249,7 @@ export function Composer({
                   onMouseEnter={() => setActive(i)}
                 >
                   <span className="mention-name">{d.name}</span>
-                  <span className="mention-meta">
-                    {d.type}
-                    {d.chunks != null ? ` · ${d.chunks} chunks` : ""}
-                  </span>
+                  <span className="mention-meta">{optionMeta(d)}</span>
                 </li>
               ))
             )}

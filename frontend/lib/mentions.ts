@@ -154,6 +154,12 @@ export function matchDocuments<T extends { name: string }>(documents: T[], query
   return hits;
 }
 
+/** What an autocomplete option says of its document after the name: "markdown · 1 chunk", "pdf · 3 chunks". */
+export function optionMeta(document: { type: string; chunks?: number | null }): string {
+  if (document.chunks == null) return document.type;
+  return `${document.type} · ${document.chunks} ${document.chunks === 1 ? "chunk" : "chunks"}`;
+}
+
 /** How many of `matchDocuments`' documents the autocomplete lists at most. */
 export const LISTED = 8;
 

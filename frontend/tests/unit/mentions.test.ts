@@ -6,6 +6,7 @@ import {
   insertMention,
   LISTED,
   matchDocuments,
+  optionMeta,
   mentionCandidates,
   mentionNames,
   mentionToken,
@@ -140,5 +141,13 @@ describe("autocomplete", () => {
       "what is the notice period?",
     );
     expect(removeMention("compare @a with @b", "a")).toBe("compare with @b");
+  });
+});
+
+describe("optionMeta", () => {
+  it("says a document's type and how many chunks it has, one chunk in the singular", () => {
+    expect(optionMeta({ type: "markdown", chunks: 1 })).toBe("markdown · 1 chunk"); // tester: "1 chunks"
+    expect(optionMeta({ type: "pdf", chunks: 3 })).toBe("pdf · 3 chunks");
+    expect(optionMeta({ type: "docx", chunks: null })).toBe("docx");
   });
 });
