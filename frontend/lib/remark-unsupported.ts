@@ -20,12 +20,24 @@ export interface Span {
 
 export const UNSUPPORTED_TITLE = "Not found in the sources";
 
+/** Said after a marked claim to a screen reader, which reads neither the underline nor (mostly) the title. */
+const SPOKEN: MdNode = {
+  type: "unsupportedNote",
+  data: { hName: "span", hProperties: { className: ["visually-hidden"] } },
+  children: [{ type: "text", value: ` (${UNSUPPORTED_TITLE.toLowerCase()})` }],
+};
+
 function marked(value: string): MdNode {
   return {
     type: "unsupported",
     data: { hName: "span", hProperties: { className: ["unsupported"], title: UNSUPPORTED_TITLE } },
     children: [{ type: "text", value }],
   };
+}
+
+/** A marked piece of a claim; `last`: it ends the claim, where a screen reader is told. */
+function claimPiece(value: string, last: boolean): MdNode[] {
+  return last ? [marked(value), SPOKEN] : [marked(value)];
 }
 
 function splitText(node: MdNode, source: string, spans: Span[]): MdNode[] {
@@ -35,14 +47,18 @@ function splitText(node: MdNode, source: string, spans: Span[]): MdNode[] {
   if (from == null || to == null) return [node];
   const hits = spans.filter((s) => s.start < to && s.end > from);
   if (hits.length === 0) return [node];
-  if (source.slice(from, to) !== value) return [marked(value)];
+  if (source.slice(from, to) !== value)
+    return claimPiece(
+      value,
+      hits.some((s) => s.end <= to),
+    );
   const out: MdNode[] = [];
   let at = 0;
   for (const s of hits) {
     const a = Math.max(0, s.start - from);
     const b = Math.min(value.length, s.end - from);
     if (a > at) out.push({ type: "text", value: value.slice(at, a) });
-    if (b > Math.max(a, at)) out.push(marked(value.slice(Math.max(a, at), b)));
+    if (b > Math.max(a, at)) out.push(...claimPiece(value.slice(Math.max(a, at), b), s.end <= to));
     at = Math.max(at, b);
   }
   if (at < value.length) out.push({ type: "text", value: value.slice(at) });

@@ -25,4 +25,16 @@ describe("unsupported claims in an answer", () => {
     expect(html.match(/class="unsupported"/g)!.length).toBeGreaterThanOrEqual(3);
     expect(render(text, [])).not.toContain("unsupported");
   });
+
+  it("tells a screen reader, once at the end of each marked claim, what the underline and the tooltip show", () => {
+    const text = "Leave is 25 days [S1]. The unit holds **42 litres** of coolant. Ask HR.";
+    const start = text.indexOf("The unit");
+    const html = render(text, [{ start, end: text.indexOf(" Ask HR") }]);
+    // the title alone is not read by most screen readers, and the underline not at all (tester)
+    const spoken = html.match(/<span class="visually-hidden"> \(not found in the sources\)<\/span>/g);
+    expect(spoken).toHaveLength(1);
+    expect(html.indexOf("visually-hidden")).toBeGreaterThan(html.indexOf("coolant"));
+    expect(html.indexOf("visually-hidden")).toBeLessThan(html.indexOf("Ask HR"));
+    expect(render(text, [])).not.toContain("visually-hidden");
+  });
 });
