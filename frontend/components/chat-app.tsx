@@ -136,7 +136,7 @@ export function ChatApp() {
 
   const retry = (key: string) => {
     const message = chat.messages.find((m) => m.key === key);
-    if (message?.state === "stopped" && busy) return; // its partial answer stays: the new turn comes after the live one
+    if (busy) return; // asking again would end the answer being written (or re-attached to) and leave it spinning
     if (message?.request && draft.trim() === message.request.message) setDraft("");
     chat.retry(key, mode);
   };
@@ -223,7 +223,7 @@ export function ChatApp() {
         <MessageList
           messages={chat.messages}
           onRetry={retry}
-          onAskAnyway={(key) => chat.askAnyway(key, mode)}
+          onAskAnyway={(key) => !busy && chat.askAnyway(key, mode)}
           busy={busy}
           empty={
             chat.loading ? (

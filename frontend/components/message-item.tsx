@@ -14,6 +14,8 @@ import { SourcesPanel } from "./sources-panel";
 import { StatusTimeline } from "./status-timeline";
 import { storedSteps } from "@/lib/turn-summary";
 
+const WAIT = "Wait for the answer being written";
+
 function errorTitle(code: string | undefined): string {
   switch (code) {
     case "backend_unreachable":
@@ -39,7 +41,7 @@ export function MessageItem({
   message: ChatMessage;
   onRetry: (key: string) => void;
   onAskAnyway: (key: string) => void;
-  /** Another answer is being written: a stopped turn's Retry waits for it. */
+  /** Another answer is being written (or re-attached to): Retry and "ask anyway" wait for it, as they would end it. */
   busy: boolean;
 }) {
   const [sourcesOpen, setSourcesOpen] = useState(false);
@@ -116,7 +118,7 @@ export function MessageItem({
               type="button"
               className="tool-button"
               disabled={busy}
-              title={busy ? "Wait for the answer being written" : "Ask the same question again in this conversation"}
+              title={busy ? WAIT : "Ask the same question again in this conversation"}
               onClick={() => onRetry(message.key)}
             >
               Retry
@@ -126,7 +128,13 @@ export function MessageItem({
       )}
       {canAskAnyway(message) && (
         <div className="turn-note" role="note">
-          <button type="button" className="tool-button" onClick={() => onAskAnyway(message.key)}>
+          <button
+            type="button"
+            className="tool-button"
+            disabled={busy}
+            title={busy ? WAIT : undefined}
+            onClick={() => onAskAnyway(message.key)}
+          >
             This was not an attack — ask anyway
           </button>
         </div>
@@ -139,7 +147,13 @@ export function MessageItem({
           </p>
           <p className="error-message">{message.error.message}</p>
           {message.request && (
-            <button type="button" className="button" onClick={() => onRetry(message.key)}>
+            <button
+              type="button"
+              className="button"
+              disabled={busy}
+              title={busy ? WAIT : undefined}
+              onClick={() => onRetry(message.key)}
+            >
               Retry
             </button>
           )}
