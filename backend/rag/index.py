@@ -153,13 +153,14 @@ class KnowledgeIndex:
             )
             return "new" if written.rowcount > 0 else None
 
-    def set_status(self, doc_id: str, status: str, progress: float = 0.0, error: str | None = None) -> None:
-        """Record a job's status and progress (0..1)."""
+    def set_status(self, doc_id: str, status: str, progress: float = 0.0, error: str | None = None) -> bool:
+        """Record a job's status and progress (0..1); False when the document is gone."""
         with self.transaction() as c:
-            c.execute(
+            updated = c.execute(
                 "UPDATE documents SET status = ?, progress = ?, error = ? WHERE id = ?",
                 (status, progress, error, doc_id),
             )
+            return updated.rowcount > 0
 
     def activate(
         self,

@@ -107,7 +107,9 @@ class Ingestor:
         self._collection = collection
         self._embed = embed
         self._target, self._overlap = target_tokens, overlap_tokens
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one document written at a time
+        # a version switched in against a deletion: a delete waits for a switch, not for the embedding before it
+        self._switch = threading.Lock()
         # versions registered and not committed yet, by document id: the document's lease is held (and it is not
         # "ready" nor "unchanged") until the last of them is committed
         self._queued: Counter[str] = Counter()
@@ -203,32 +205,37 @@ class Ingestor:
             self._collection.delete(where={"$and": [{"document_id": record.id}, {"version": version}]})
             try:
                 self._add_vectors(record, version, prepared.chunks, ids, progress)
-                self._keep_file(record.id, prepared.data)
-                self.index.activate(
-                    record.id,
-                    version,
-                    prepared.chunks,
-                    type_=prepared.loaded.type,
-                    size=prepared.size,
-                    pages=prepared.loaded.pages,
-                    flagged=sum(hostile(c.text) for c in prepared.chunks),
-                    sha256=prepared.data_sha256,
-                    text=full_text(prepared.loaded.sections),
-                    page_spans=page_spans(prepared.loaded.sections) or None,
-                    queued=self._queued_after(record.id),
-                )
+                flagged = sum(hostile(c.text) for c in prepared.chunks)
+                with self._switch:
+                    self._keep_file(record.id, prepared.data)
+                    self.index.activate(
+                        record.id,
+                        version,
+                        prepared.chunks,
+                        type_=prepared.loaded.type,
+                        size=prepared.size,
+                        pages=prepared.loaded.pages,
+                        flagged=flagged,
+                        sha256=prepared.data_sha256,
+                        text=full_text(prepared.loaded.sections),
+                        page_spans=page_spans(prepared.loaded.sections) or None,
+                        queued=self._queued_after(record.id),
+                    )
             except Exception as exc:
                 self._collection.delete(ids=ids)
-                if self.files and self.index.document(record.id) is None:  # removed meanwhile with its collection
-                    self.files.delete(record.id)
+                if self.index.document(record.id) is None:  # deleted meanwhile (or with its collection)
+                    if self.files:
+                        self.files.delete(record.id)
+                    log.info("%s was deleted while it was ingested; nothing of it is kept", prepared.name)
+                    raise
                 self.index.set_status(
                     record.id, "ready" if record.version else "failed", 1.0, f"ingestion failed: {exc}"
                 )
                 log.exception("ingesting %s failed; its previous state is kept", prepared.name)
                 raise
             self._collection.delete(where={"$and": [{"document_id": record.id}, {"version": {"$ne": version}}]})
-        done = self.index.document(record.id)
-        assert done is not None
+        if (done := self.index.document(record.id)) is None:  # deleted as soon as it was in
+            raise DocumentError(409, f"{record.name} was deleted once it was ingested")
         return IngestResult(done, "updated" if record.version else "added")
 
     def ingest(self, name: str, data: bytes, progress: Progress | None = None, collection: str = "") -> IngestResult:
@@ -246,8 +253,9 @@ class Ingestor:
         return False
 
     def delete(self, doc_id: str) -> bool:
-        """Remove a document from the registry, the BM25 index and the vector store."""
-        with self._lock:
+        """Remove a document from the registry, the BM25 index and the vector store, at once: an ingestion of it
+        stops at its next batch and writes nothing back."""
+        with self._switch:
             existed = self.index.delete(doc_id)
             self._collection.delete(where={"document_id": doc_id})
             if self.files:
@@ -272,7 +280,8 @@ class Ingestor:
                 metadatas=[_metadata(record, version, c) for c in batch],
             )
             done = start + len(batch)
-            self.index.set_status(record.id, "processing", done / len(chunks))
+            if not self.index.set_status(record.id, "processing", done / len(chunks)):
+                raise DocumentError(409, f"{record.name} was deleted while it was ingested")
             if progress:
                 progress(done, len(chunks))
 
