@@ -21,7 +21,7 @@ from backend.rag.embeddings import ensure_onnx_files
 from backend.rag.ingestion import iter_files
 from backend.rag.knowledge import KnowledgeBase, knowledge_database
 from backend.rag.loaders import DocumentError
-from backend.rag.store import open_vectors
+from backend.rag.store import VectorStoreInUse, chroma_folder_held, open_vectors
 from backend.settings import Settings, get_settings
 
 
@@ -47,9 +47,15 @@ def ingest(settings: Settings, paths: list[Path], if_empty: bool) -> int:
     if missing:
         raise SystemExit(f"no such file or folder: {', '.join(map(str, missing))}")
     embed, embed_name = embedding_function(settings)
-    with knowledge_database(settings) as db:
-        kb = KnowledgeBase(settings, db, open_vectors(settings, db, embed), embed, embed_name)
-        return ingest_into(kb, paths, if_empty)
+    try:
+        with chroma_folder_held(settings), knowledge_database(settings) as db:
+            kb = KnowledgeBase(settings, db, open_vectors(settings, db, embed), embed, embed_name)
+            return ingest_into(kb, paths, if_empty)
+    except VectorStoreInUse as exc:
+        url = f"http://{settings.host}:{settings.port}/api/documents"
+        raise SystemExit(
+            f"{exc}: upload the files to it (the web UI, or curl -F files=@FILE {url}), or stop it and ingest again"
+        ) from None
 
 
 def ingest_into(kb: KnowledgeBase, paths: list[Path], if_empty: bool) -> int:
@@ -208,6 +214,8 @@ def transfer(settings: Settings, direction: str, folder: Path) -> None:
         counts = asyncio.run(run(settings, folder))
     except TransferError as exc:
         sys.exit(f"error: {exc}")
+    except VectorStoreInUse as exc:
+        sys.exit(f"error: {exc}; stop it, then {direction} again")
     where = settings.database_url and "Postgres (RAG_DATABASE_URL)" or f"SQLite files in {settings.data_dir}"
     moved = ", ".join(f"{n} {name}" for name, n in counts.items() if n)
     print(f"{direction}ed {'from' if direction == 'export' else 'into'} {where}: {moved or 'nothing'}")

@@ -2,8 +2,9 @@
 pgvector in the Postgres database when RAG_DATABASE_URL is set."""
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import fcntl
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 from urllib.parse import urlparse
 
@@ -17,6 +18,33 @@ from backend.settings import Settings
 from backend.store.database import Database
 
 VectorStore = Collection | PgVectorStore  # the part of Chroma's Collection API Ragline calls, either way
+LOCK_FILE = "ragline.lock"  # in the Chroma folder: held by the process that writes it
+
+
+class VectorStoreInUse(RuntimeError):
+    """Another process has the on-disk Chroma folder open."""
+
+
+@contextmanager
+def chroma_folder_held(settings: Settings) -> Iterator[None]:
+    """Hold the on-disk Chroma folder for the block, or VectorStoreInUse when another process holds it (nothing to
+    hold for pgvector or a Chroma server).
+
+    Chroma's files take one writing process: vectors `cli ingest` wrote beside a running server were unseen by the
+    server's index, and every search that found their chunks by keyword failed ("Error finding id", a 500) until
+    the server next wrote a document."""
+    if settings.database_url is not None or settings.chroma_url:
+        yield
+        return
+    settings.chroma_path.mkdir(parents=True, exist_ok=True)
+    with open(settings.chroma_path / LOCK_FILE, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise VectorStoreInUse(
+                f"the vector store in {settings.chroma_path} is open in another Ragline process (a running server?)"
+            ) from None
+        yield
 
 
 def open_client(settings: Settings) -> ClientAPI:
@@ -58,8 +86,9 @@ async def open_vector_store(settings: Settings, db: Database, embedding_function
     if settings.database_url is not None:
         yield await asyncio.to_thread(open_vectors, settings, db, embedding_function)
         return
-    client = await asyncio.to_thread(open_client, settings)
-    try:
-        yield await asyncio.to_thread(open_collection, client, settings.collection, embedding_function)
-    finally:
-        await asyncio.to_thread(client.close)
+    with chroma_folder_held(settings):
+        client = await asyncio.to_thread(open_client, settings)
+        try:
+            yield await asyncio.to_thread(open_collection, client, settings.collection, embedding_function)
+        finally:
+            await asyncio.to_thread(client.close)

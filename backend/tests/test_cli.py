@@ -200,3 +200,27 @@ def test_a_bad_url_in_a_pool_of_ollama_hosts_is_refused_naming_the_variable_once
         main(["serve"])
     message = str(exit_.value.code)
     assert "\nRAG_OLLAMA_BASE_URL: 'gpu-b:port' is not a server address" in message
+
+
+async def test_ingest_beside_a_running_server_on_the_same_vector_store_is_refused_saying_to_upload(tmp_path):
+    # Chroma's files take one writing process: what the CLI wrote beside a running server was unseen by the server's
+    # vector index, and every search finding those chunks by keyword was a 500 ("Error finding id") until it next
+    # wrote a document
+    import asyncio
+
+    import httpx
+    from asgi_lifespan import LifespanManager
+
+    from backend.main import create_app
+    from backend.tests.conftest import fake_settings
+
+    settings = fake_settings(tmp_path)
+    note = tmp_path / "quokka.md"
+    note.write_text("# Quokkas\n\nEach quokka gets two carrots a day.")
+    app = create_app(settings)
+    async with LifespanManager(app), httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t") as api:
+        with pytest.raises(SystemExit) as refused:
+            await asyncio.to_thread(cli.ingest, settings, [note], False)
+        assert "another Ragline process" in str(refused.value) and "/api/documents" in str(refused.value)
+        assert (await api.get("/api/documents")).json() == []
+    assert cli.ingest(settings, [note], False) == 0  # with the server stopped it goes in
