@@ -41,10 +41,13 @@ def resolve_one(mention: str, names: list[str]) -> list[str]:
 
 
 def resolve(mentions: list[str], names: list[str]) -> Resolution:
-    """Resolve every mention; only names from `names` can ever come out (no paths, no files)."""
+    """Resolve every mention; only names from `names` can ever come out (no paths, no files).
+
+    Names alike but for case or composition are one: collections the reader may read can each hold a `notes.md`, and
+    no mention could tell them apart, so it names them all (a search by name reads every document of that name)."""
     result = Resolution()
     for mention in mentions:
-        candidates = resolve_one(mention, names)
+        candidates = list({fold_name(n): n for n in resolve_one(mention, names)}.values())
         if len(candidates) == 1:
             if candidates[0] not in result.documents:
                 result.documents.append(candidates[0])

@@ -760,3 +760,21 @@ async def test_refusals_found_by_a_probe_of_accounts_say_what_to_fix(app):
             assert (
                 made.status_code == 422 and "expires_days" in made.json()["detail"] and "0.01" in made.json()["detail"]
             )
+
+
+async def test_a_mention_of_a_name_two_readable_collections_hold_searches_both_not_a_dead_end(app):
+    # Bob's personal salaries.md and the team's Salaries.md: "@salaries.md" answered '"@salaries.md" matches several
+    # documents: salaries.md, Salaries.md. Check the name, or type @ to pick from the document list', and picking
+    # from the list wrote the same mention again, so neither could ever be aimed at
+    async with client_of(app) as ann_client, client_of(app) as bob_client:
+        ann, bob = await _people(app, ann_client, bob_client)
+        await _bob_has_a_secret(app, ann, bob)
+        team = await ann_client.post("/api/collections", json={"name": "Pay"}, headers=ann.headers())
+        table = b"# Pay table\n\nThe salary of a harbour pilot is 64,000 crowns a year."
+        assert (await upload(ann, "Salaries.md", table, team.json()["id"])).status_code == 202
+        await app.state.services.knowledge.drain()
+        for message in (f"@salaries.md {QUESTION}", "@Salaries what does a harbour pilot earn?"):
+            answer = await bob_client.post("/api/chat", json={"message": message}, headers=bob.headers())
+            assert answer.status_code == 200 and "matches several" not in answer.text, message
+            assert {s["document"] for s in answer.json()["sources"]} <= {"salaries.md", "Salaries.md"}, message
+            assert answer.json()["sources"], message
