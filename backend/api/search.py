@@ -27,6 +27,9 @@ async def search(body: SearchRequest, services: ServicesDep, principal: Principa
         if unknown:
             named = ", ".join(shown(d) for d in unknown[:SHOWN_UNKNOWN])
             more = f" and {len(unknown) - SHOWN_UNKNOWN} more" if len(unknown) > SHOWN_UNKNOWN else ""
+            waiting = {fold_name(n) for n in await retriever.pending_names()}
+            if all(fold_name(d) in waiting for d in unknown):
+                raise HTTPException(422, f"not ingested yet: {named}{more}; search them once their status is ready")
             raise HTTPException(422, f"unknown documents: {named}{more}; GET /api/documents lists them")
     if not body.query.strip():
         raise HTTPException(422, "query is empty: send at least one non-blank character")

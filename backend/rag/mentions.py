@@ -15,10 +15,12 @@ class Resolution:
     documents: list[str] = field(default_factory=list)
     ambiguous: dict[str, list[str]] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
+    waiting: dict[str, str] = field(default_factory=dict)  # mention -> the document not ingested yet that it names
 
     def notes(self) -> list[str]:
         """Human sentences about mentions that could not be resolved."""
         out = [f'"@{m}" matches several documents: {", ".join(c)}' for m, c in self.ambiguous.items()]
+        out += [f"{name} is not ingested yet: ask again once it is ready" for name in self.waiting.values()]
         return out + [f'No document matches "@{m}"' for m in self.unknown]
 
 
@@ -40,11 +42,12 @@ def resolve_one(mention: str, names: list[str]) -> list[str]:
     return [stems[s] for s in difflib.get_close_matches(key, list(stems), n=3, cutoff=FUZZY_CUTOFF)]
 
 
-def resolve(mentions: list[str], names: list[str]) -> Resolution:
+def resolve(mentions: list[str], names: list[str], pending: list[str] | None = None) -> Resolution:
     """Resolve every mention; only names from `names` can ever come out (no paths, no files).
 
     Names alike but for case or composition are one: collections the reader may read can each hold a `notes.md`, and
-    no mention could tell them apart, so it names them all (a search by name reads every document of that name)."""
+    no mention could tell them apart, so it names them all (a search by name reads every document of that name).
+    A mention of none of them that names one document of `pending` (uploaded, not ingested yet) is waiting."""
     result = Resolution()
     for mention in mentions:
         candidates = list({fold_name(n): n for n in resolve_one(mention, names)}.values())
@@ -53,6 +56,8 @@ def resolve(mentions: list[str], names: list[str]) -> Resolution:
                 result.documents.append(candidates[0])
         elif candidates:
             result.ambiguous[mention] = candidates
+        elif len(waiting := resolve_one(mention, pending or [])) == 1:
+            result.waiting[mention] = waiting[0]
         else:
             result.unknown.append(mention)
     return result

@@ -83,6 +83,12 @@ class ReaderView:
         """Names of searchable documents the reader may read."""
         return [d.name for d in await asyncio.to_thread(self.searchable)]
 
+    async def pending_names(self) -> list[str]:
+        """Names of the documents the reader may read that are queued or processing with no version to search."""
+        records = await asyncio.to_thread(self.index.documents)
+        waiting = ("queued", "processing")
+        return [d.name for d in records if d.version == 0 and d.status in waiting and self._may_read(d.id)]
+
     async def section_names(self) -> list[str]:
         """The section headings of the searchable documents the reader may read, each once."""
         readable = {d.id for d in await asyncio.to_thread(self.searchable)}

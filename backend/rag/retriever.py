@@ -48,6 +48,10 @@ class Retriever(Protocol):
         """Names of the documents in the knowledge base."""
         ...
 
+    async def pending_names(self) -> list[str]:
+        """Names of the documents uploaded and not ingested yet (queued or processing, no version to search)."""
+        ...
+
     async def section_names(self) -> list[str]:
         """The section headings of the documents in the knowledge base, each once."""
         ...

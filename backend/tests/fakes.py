@@ -73,6 +73,9 @@ class FakeRetriever:
     async def document_names(self) -> list[str]:
         return self.names or sorted({h["document"] for h in self.hits})
 
+    async def pending_names(self) -> list[str]:
+        return []
+
     async def section_names(self) -> list[str]:
         return self.sections
 

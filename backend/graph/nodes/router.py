@@ -107,10 +107,14 @@ async def _named_in(question: str, runtime: Runtime[GraphDeps]) -> list[str]:
 
 
 async def _targeted(state: ChatState, mentioned: list[str], runtime: Runtime[GraphDeps]) -> dict:
-    resolution = resolve(mentioned, await runtime.context.retriever.document_names())
+    retriever = runtime.context.retriever
+    resolution = resolve(mentioned, await retriever.document_names(), await retriever.pending_names())
     notes = resolution.notes()
     if not resolution.documents:
-        reply = " ".join(f"{n}." for n in notes) + " Check the name, or type @ to pick from the document list."
+        check = (
+            " Check the name, or type @ to pick from the document list." if len(notes) > len(resolution.waiting) else ""
+        )
+        reply = " ".join(f"{n}." for n in notes) + check
         return {
             **_decide("rag", notes[0]),
             "mention_notes": notes,

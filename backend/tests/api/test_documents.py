@@ -281,6 +281,37 @@ async def test_a_document_not_ingested_yet_has_its_text_and_file_later_not_uploa
     assert (await client.get(f"/api/documents/{doc['id']}/text")).json()["text"].startswith("Bike shed")
 
 
+async def test_a_mention_or_search_of_a_document_not_ingested_yet_says_so_not_that_none_matches(
+    app, client, monkeypatch
+):
+    # the list and the @ autocomplete offered bike-shed.md while it was embedded, and asking about it answered 'No
+    # document matches "@bike-shed.md". Check the name'; /api/search called it an unknown document
+    ingestor = app.state.services.knowledge.ingestor
+    release, started = threading.Event(), threading.Event()
+    add_vectors = ingestor._add_vectors
+
+    def held(*args, **kwargs):
+        started.set()
+        release.wait(30)
+        return add_vectors(*args, **kwargs)
+
+    monkeypatch.setattr(ingestor, "_add_vectors", held)
+    doc = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
+    try:
+        assert await asyncio.to_thread(started.wait, 30)
+        for mention in ("@bike-shed.md", "@bike-shed"):
+            answer = (await client.post("/api/chat", json={"message": f"{mention} what is the code?"})).json()
+            assert "bike-shed.md is not ingested yet" in answer["answer"], answer
+            assert "No document matches" not in answer["answer"] and "Check the name" not in answer["answer"]
+        searched = await client.post("/api/search", json={"query": "code", "documents": ["bike-shed.md"]})
+        assert searched.status_code == 422 and "not ingested yet" in searched.json()["detail"], searched.text
+    finally:
+        release.set()
+    await wait_ready(client, doc["id"])
+    answer = (await client.post("/api/chat", json={"message": "@bike-shed what is the code?"})).json()
+    assert "4711" in answer["answer"]
+
+
 @pytest.mark.parametrize("path", ["/api/documents/{}", "/api/documents/{}/text", "/api/runs/{}"])
 async def test_a_404_repeats_a_long_id_cut_short(client, path):
     """A 5,000-character id came back whole in the 404 (tester)."""
