@@ -2,6 +2,7 @@
 
 import hashlib
 import logging
+import re
 import threading
 import unicodedata
 import uuid
@@ -12,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from backend.contract.text import INVISIBLE
 from backend.guardrails.injection import score_injection
 from backend.rag.chunking import Chunk, chunk_sections, full_text, page_spans
 from backend.rag.files import DocumentFiles
@@ -27,6 +29,7 @@ EMBED_BATCH = 32
 REGISTER_ATTEMPTS = 3  # reads of the name when other uploads of it register first
 # characters that change the order text is shown in (Unicode's bidirectional embeddings, overrides and isolates)
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BLANK = re.compile(rf"[\s{INVISIBLE}]+")  # a stem of these shows no name: "\u200b.md" listed as ".md"
 HOSTILE_CACHE = 8192  # verdicts remembered: every turn rescans the passages it retrieves (2-8 ms uncached)
 Progress = Callable[[int, int], None]  # (chunks embedded, total chunks)
 
@@ -44,7 +47,7 @@ def hostile(text: str) -> bool:
 
 def validate_name(name: str) -> str:
     """The bare file name in Unicode's composed form (NFC), or DocumentError when it has path parts, `..`, control
-    characters, characters that reorder the text shown, or no name.
+    characters, characters that reorder the text shown, or no name (nothing visible before its extension).
 
     NFC: macOS sends "Résumé.md" with the accent as a character of its own (NFD), Windows composed; both are one
     document, and an @mention typed either way finds it. Reordering characters would let "report\u202egnp.md" show
@@ -56,6 +59,10 @@ def validate_name(name: str) -> str:
         raise DocumentError(422, f"file name {name!r} is not allowed: use a plain name without '/', '\\' or '..'")
     if odd := [ch for ch in name if unicodedata.category(ch) == "Cc" or ch in BIDI_CONTROLS]:
         raise DocumentError(422, f"file name {name!r} is not allowed: it holds invisible control characters {odd!r}")
+    if BLANK.fullmatch(name.strip().rsplit(".", 1)[0]):
+        raise DocumentError(
+            422, f"file name {name!r} shows no name before its extension; give it one, such as notes.md"
+        )
     return name.strip()
 
 

@@ -125,7 +125,7 @@ def test_uploads_of_one_new_name_at_once_make_one_document_and_one_of_them_is_ne
 
 
 def test_bad_names_are_rejected_before_anything_is_stored(kb):
-    for name in ("../evil.md", "a/b.md", "..\\x.md", ""):
+    for name in ("../evil.md", "a/b.md", "..\\x.md", "", "\u200b.md", "\u2800\ufeff.txt"):  # last two: no name shows
         with pytest.raises(DocumentError) as err:
             kb.ingestor.ingest(name, V1)
         assert err.value.status == 422
