@@ -50,7 +50,7 @@ def ingest(settings: Settings, paths: list[Path], if_empty: bool) -> int:
     try:
         with chroma_folder_held(settings), knowledge_database(settings) as db:
             kb = KnowledgeBase(settings, db, open_vectors(settings, db, embed), embed, embed_name)
-            return ingest_into(kb, paths, if_empty)
+            return ingest_into(kb, paths, if_empty, kb.collections.unfiled_home() if settings.auth == "local" else "")
     except VectorStoreInUse as exc:
         url = f"http://{settings.host}:{settings.port}/api/documents"
         raise SystemExit(
@@ -58,8 +58,8 @@ def ingest(settings: Settings, paths: list[Path], if_empty: bool) -> int:
         ) from None
 
 
-def ingest_into(kb: KnowledgeBase, paths: list[Path], if_empty: bool) -> int:
-    """Ingest into an open knowledge base; returns the number of failed files."""
+def ingest_into(kb: KnowledgeBase, paths: list[Path], if_empty: bool, collection: str = "") -> int:
+    """Ingest into an open knowledge base (into `collection`, "" for none); returns the number of failed files."""
     if if_empty and kb.index.documents():
         print(f"knowledge base already holds {len(kb.index.documents())} documents; skipping sample ingestion")
         return 0
@@ -69,7 +69,7 @@ def ingest_into(kb: KnowledgeBase, paths: list[Path], if_empty: bool) -> int:
     for n, f in enumerate(files, start=1):
         bar.document(n, f.name)
         try:
-            result = kb.ingestor.ingest(f.name, f.read_bytes(), progress=bar.chunks)
+            result = kb.ingestor.ingest(f.name, f.read_bytes(), progress=bar.chunks, collection=collection)
             outcomes.setdefault(result.outcome, []).append(f.name)
         except DocumentError as exc:
             outcomes.setdefault("failed", []).append(f"{f.name}: {exc.message}")

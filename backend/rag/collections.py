@@ -335,6 +335,15 @@ class RegistryCollections:
         """Remove the user's personal collection; the ids of its documents, now readable by nobody, to delete."""
         return await asyncio.to_thread(self._drop_personal, user_id)
 
+    def unfiled_home(self) -> str:
+        """The team collection unfiled documents moved into (TEAM), where the CLI files what it ingests with accounts
+        on (a changed file replaces the copy there); "" while there is none yet (setup moves them)."""
+        self._setup()  # the CLI may come before any server made the tables
+        rows = self.index.rows(
+            f"SELECT id FROM collections WHERE kind = 'team' AND {self.index.same_name('name')}", (TEAM,)
+        )
+        return rows[0]["id"] if rows else ""
+
     def _team_for_unfiled(self, c: Conn, admin_id: str) -> str:
         """The team collection named TEAM, made for the admin when missing. When an admin gave that name to a group
         collection, the unfiled documents go to "team 2" (or the next free number) instead: into the group's, only

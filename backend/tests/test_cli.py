@@ -224,3 +224,32 @@ async def test_ingest_beside_a_running_server_on_the_same_vector_store_is_refuse
         assert "another Ragline process" in str(refused.value) and "/api/documents" in str(refused.value)
         assert (await api.get("/api/documents")).json() == []
     assert cli.ingest(settings, [note], False) == 0  # with the server stopped it goes in
+
+
+async def test_with_accounts_a_changed_file_ingested_again_replaces_the_team_copy_not_a_copy_nobody_reads(tmp_path):
+    # the CLI filed every file in no collection: a new version of a document the team collection held (it moved
+    # there at setup) was "added" as a second, unfiled policy.md, left unfiled at the next start (its name was taken)
+    # and read by nobody, while answers kept citing the old version
+    from asgi_lifespan import LifespanManager
+
+    from backend.main import create_app
+    from backend.tests.api.auth_helpers import PASSWORD, client_of, sign_in
+    from backend.tests.conftest import fake_settings
+
+    settings = fake_settings(tmp_path / "data", auth="local")
+    policy = tmp_path / "policy.md"
+    policy.write_text("# Leave\n\nStaff get 28 days of annual leave.")
+    assert cli.ingest(settings, [policy], False) == 0
+    app = create_app(settings)
+    async with LifespanManager(app), client_of(app) as client:
+        await client.post("/api/auth/setup", json={"email": "ann@team.org", "password": PASSWORD})
+    policy.write_text("# Leave\n\nStaff get 30 days of annual leave.")
+    assert cli.ingest(settings, [policy], False) == 0
+    app = create_app(settings)
+    async with LifespanManager(app), client_of(app) as client:
+        await sign_in(client, "ann@team.org")
+        listed = (await client.get("/api/documents")).json()
+        assert [d["name"] for d in listed] == ["policy.md"]
+        text = (await client.get(f"/api/documents/{listed[0]['id']}/text")).json()["text"]
+        assert "30 days" in text
+        assert len(app.state.services.knowledge.index.documents()) == 1  # no unfiled copy either
