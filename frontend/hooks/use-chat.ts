@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api";
 import { StreamEndedError, followAcrossRestarts } from "@/lib/reattach";
 import { ApiError, type NumberedChatEvent, followRun, streamChat } from "@/lib/sse";
-import { MISSING_THREAD, afterLoadFailure, askedOnMissingThread } from "@/lib/chat-failures";
+import { MISSING_THREAD, afterLoadFailure, askedOnMissingThread, stopLeftToPage } from "@/lib/chat-failures";
 import { type ChatMessage, applyChatEvent, endTurn } from "@/lib/chat-turn";
 import { historyMessages } from "@/lib/thread-history";
 import type { GuardrailMode, Mode } from "@/lib/types";
@@ -195,7 +195,8 @@ export function useChat(options: {
 
   /**
    * Stop on the server: the run ends with a `stopped` event, which ends the stream. While re-attaching, or when the
-   * server cannot be told, the page stops following and ends the turn as stopped itself.
+   * server cannot be told, the page stops following and ends the turn as stopped itself; a run that ended meanwhile
+   * (409) ends as it did.
    */
   const stop = useCallback(() => {
     const following = controller.current;
@@ -204,7 +205,7 @@ export function useChat(options: {
     const run = runRef.current;
     if (!run) return;
     if (reconnecting.current) following.abort();
-    api.cancelRun(run.id).catch(() => following.abort());
+    api.cancelRun(run.id).catch((err) => stopLeftToPage(err) && following.abort());
   }, []);
 
   const retry = useCallback(

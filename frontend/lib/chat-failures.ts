@@ -32,3 +32,10 @@ export function afterLoadFailure(id: string, err: unknown): { notice: string; th
 export function askedOnMissingThread(err: unknown, started: boolean): boolean {
   return !started && missing(err);
 }
+
+/**
+ * Whether a Stop the server refused leaves the page to stop following the run itself: yes when the server could
+ * not be told (down, a 5xx), no for a 409, the run having ended meanwhile, whose last events (its answer) are on
+ * their way; stopping there showed a finished answer as "Stopped", with a Retry that asked it again.
+ */
+export const stopLeftToPage = (err: unknown) => !(err instanceof ApiError && err.status === 409);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MISSING_THREAD, afterLoadFailure, askedOnMissingThread } from "@/lib/chat-failures";
+import { MISSING_THREAD, afterLoadFailure, askedOnMissingThread, stopLeftToPage } from "@/lib/chat-failures";
 import { ApiError } from "@/lib/sse";
 
 const notFound = new ApiError("thread 't1' does not exist; GET /api/threads lists the threads", 404);
@@ -33,5 +33,17 @@ describe("a question refused", () => {
     expect(askedOnMissingThread(new ApiError("message is too long", 413), false)).toBe(false);
     expect(askedOnMissingThread(new TypeError("network"), false)).toBe(false);
     expect(askedOnMissingThread(new ApiError("run 'r1' does not exist", 404), true)).toBe(false);
+  });
+});
+
+describe("a Stop the server refused", () => {
+  it("leaves the answer to end as it did when the run had already finished (409)", () => {
+    const finished = new ApiError("run 'r1' has already finished (completed); there is nothing to stop", 409);
+    expect(stopLeftToPage(finished)).toBe(false);
+  });
+
+  it("makes the page stop following when the server could not be told", () => {
+    expect(stopLeftToPage(new ApiError("The Ragline backend is not reachable", 502))).toBe(true);
+    expect(stopLeftToPage(new TypeError("fetch failed"))).toBe(true);
   });
 });
