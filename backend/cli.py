@@ -128,6 +128,11 @@ def serve(settings: Settings) -> None:
             "and delete every thread and document. Set RAG_AUTH=local (accounts), listen on 127.0.0.1, or set "
             "RAG_AUTH_FORCE_OFF=true if something in front of Ragline already decides who may reach it."
         )
+    try:  # held from start-up on; checked here so that a held folder is one line, not a traceback after the model
+        with chroma_folder_held(settings):
+            pass
+    except VectorStoreInUse as exc:
+        sys.exit(f"error: {exc}; wait for it to end or stop it, or give this server another RAG_DATA_DIR")
     print(f"Ragline API on http://{settings.host}:{settings.port}  (backend: {settings.llm_backend})", flush=True)
     uvicorn.run("backend.main:create_app", factory=True, host=settings.host, port=settings.port)
 

@@ -1,10 +1,18 @@
 """The command line: a bad RAG_* setting is reported by name, without a traceback."""
 
+import asyncio
+
+import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 
 from backend import cli
 from backend.cli import main
+from backend.main import create_app
+from backend.rag.store import chroma_folder_held
 from backend.settings import get_settings
+from backend.tests.api.auth_helpers import PASSWORD, client_of, sign_in
+from backend.tests.conftest import fake_settings
 
 
 @pytest.fixture(autouse=True)
@@ -206,14 +214,6 @@ async def test_ingest_beside_a_running_server_on_the_same_vector_store_is_refuse
     # Chroma's files take one writing process: what the CLI wrote beside a running server was unseen by the server's
     # vector index, and every search finding those chunks by keyword was a 500 ("Error finding id") until it next
     # wrote a document
-    import asyncio
-
-    import httpx
-    from asgi_lifespan import LifespanManager
-
-    from backend.main import create_app
-    from backend.tests.conftest import fake_settings
-
     settings = fake_settings(tmp_path)
     note = tmp_path / "quokka.md"
     note.write_text("# Quokkas\n\nEach quokka gets two carrots a day.")
@@ -230,12 +230,6 @@ async def test_with_accounts_a_changed_file_ingested_again_replaces_the_team_cop
     # the CLI filed every file in no collection: a new version of a document the team collection held (it moved
     # there at setup) was "added" as a second, unfiled policy.md, left unfiled at the next start (its name was taken)
     # and read by nobody, while answers kept citing the old version
-    from asgi_lifespan import LifespanManager
-
-    from backend.main import create_app
-    from backend.tests.api.auth_helpers import PASSWORD, client_of, sign_in
-    from backend.tests.conftest import fake_settings
-
     settings = fake_settings(tmp_path / "data", auth="local")
     policy = tmp_path / "policy.md"
     policy.write_text("# Leave\n\nStaff get 28 days of annual leave.")
@@ -253,3 +247,16 @@ async def test_with_accounts_a_changed_file_ingested_again_replaces_the_team_cop
         text = (await client.get(f"/api/documents/{listed[0]['id']}/text")).json()["text"]
         assert "30 days" in text
         assert len(app.state.services.knowledge.index.documents()) == 1  # no unfiled copy either
+
+
+def test_serve_while_another_process_holds_the_vector_store_says_so_in_one_line(tmp_path, monkeypatch):
+    # it loaded the model, then failed in the lifespan with uvicorn's traceback ending in the lock's message
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("the server started beside the other process"))
+    settings = fake_settings(tmp_path)
+    with chroma_folder_held(settings), pytest.raises(SystemExit) as refused:  # a `cli ingest` running, say
+        cli.serve(settings)
+    assert str(refused.value).startswith("error: the vector store in") and "another Ragline process" in str(
+        refused.value
+    )
