@@ -26,6 +26,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -96,7 +97,12 @@ class TurnRunner(RunDriver):
         )
         stored_question, _ = guarded_input(question, self.deps)  # what the thread may show: PII redacted
         run = LiveRun(spec.run_id, spec.thread_id, stored_question, now())
-        await self.runlog.start(run.run_id, run.thread_id, run.question, run.created_at)
+        logged = asyncio.ensure_future(self.runlog.start(run.run_id, run.thread_id, run.question, run.created_at))
+        try:
+            await asyncio.shield(logged)
+        except asyncio.CancelledError:  # the caller left (a stream's client) while the run was being logged
+            await asyncio.shield(self._unlog(logged, run.run_id))
+            raise
         self.live[run.run_id] = run
         self._emit(run, MetadataEvent(thread_id=spec.thread_id, run_id=spec.run_id))
         run.task = asyncio.create_task(self._drive(spec, run), name=f"turn:{spec.thread_id}")
@@ -124,6 +130,14 @@ class TurnRunner(RunDriver):
         finally:
             if on_disconnect == "cancel":
                 await self.abandon(run)
+
+    async def _unlog(self, logged: asyncio.Future, run_id: str) -> None:
+        """A run logged as `running` that never ran is logged `cancelled`, once its row is in: left `running`, it
+        was the thread's active run until a restart (a reload followed it forever; another replica's turns on the
+        thread waited for it)."""
+        with suppress(Exception):
+            await logged
+            await self.runlog.finish(run_id, "cancelled", 0, now())
 
     async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[Numbered]:
         """A run's numbered events after `after`: live ones until it ends, or its log (finished, or running on

@@ -355,6 +355,32 @@ async def test_a_run_that_ends_while_the_log_is_read_is_not_listed_as_answering(
     assert run.status == "completed" and run.run_id not in [r["run_id"] for r in answering]
 
 
+async def test_a_run_whose_caller_left_while_it_was_logged_is_not_left_answering(app, client, monkeypatch):
+    """A stream's client gone while its run's row was being written (the write goes on in its worker thread): the
+    row stayed `running` with no run behind it, so the thread listed an active run until a restart, which a reload
+    followed forever."""
+    runner = app.state.services.runner
+    start, written = runner.runlog.start, asyncio.Event()
+
+    async def written_then_slow_to_return(*args) -> None:
+        await start(*args)  # the row is in …
+        written.set()
+        await asyncio.sleep(0.5)  # … and the caller is cancelled before the write returns
+
+    monkeypatch.setattr(runner.runlog, "start", written_then_slow_to_return)
+    starting = asyncio.create_task(runner.start(POEM, "chat", "left-while-logged"))
+    await written.wait()
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    for _ in range(200):  # the clean-up goes on once the write returns
+        if not await runner.runlog.running():
+            break
+        await asyncio.sleep(0.01)
+    assert await runner.runlog.running() == [] and await runner.answering() == []
+    assert (await client.get("/api/threads/left-while-logged")).json().get("active_run") is None
+
+
 async def test_a_new_threads_first_run_is_a_409_to_rename_or_delete_not_a_404(slow_server):
     url, app = slow_server
     body = {"message": POEM, "mode": "chat", "thread_id": "first-run"}
