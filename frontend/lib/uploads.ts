@@ -24,11 +24,14 @@ function after(name: string, reason: string): string {
   return reason.startsWith(name) ? reason.slice(name.length) : `: ${reason}`;
 }
 
-function summary(accepted: number, refused: number): string {
-  if (refused === 0)
-    return `${accepted} accepted; the table below shows ${accepted === 1 ? "its" : "each one's"} progress`;
-  if (accepted === 0) return `${refused} refused`;
-  return `${accepted} accepted, ${refused} refused; the table below shows the accepted ${accepted === 1 ? "one's" : "ones'"} progress`;
+function summary(accepted: number, refused: number, unchanged = 0): string {
+  const toDo = accepted - unchanged; // the files the table shows going in; the same file again has nothing to do
+  const same = unchanged ? `${unchanged} already there, unchanged` : "";
+  if (toDo === 0) return [same, refused ? `${refused} refused` : ""].filter(Boolean).join(", ") || "nothing sent";
+  const whose =
+    refused || unchanged ? `the accepted ${toDo === 1 ? "one's" : "ones'"}` : toDo === 1 ? "its" : "each one's";
+  const counts = [`${toDo} accepted`, same, refused ? `${refused} refused` : ""].filter(Boolean).join(", ");
+  return `${counts}; the table below shows ${whose} progress`;
 }
 
 /** What became of an accepted file (the server's `outcome`), as read after its name. */
@@ -50,7 +53,14 @@ export function acceptedResult(body: UploadAccepted): UploadResult {
   const only = body.documents.length === 1 && !refused.length ? files[0] : null;
   return {
     state: refused.length ? "partial" : "accepted",
-    summary: only && !plain ? `${only.name}${only.text}` : summary(body.documents.length, refused.length),
+    summary:
+      only && !plain
+        ? `${only.name}${only.text}`
+        : summary(
+            body.documents.length,
+            refused.length,
+            body.documents.filter((d) => d.outcome === "unchanged").length,
+          ),
     files,
   };
 }

@@ -56,6 +56,18 @@ describe("acceptedResult", () => {
     expect(result.summary).toBe("2 accepted; the table below shows each one's progress");
   });
 
+  it("counts a file sent again unchanged apart: it has nothing to do (a UI probe: '2 accepted' for one new file)", () => {
+    const one = acceptedResult({ documents: [doc("new.md"), doc("rates.md", "unchanged")], rejected: [] });
+    expect(one.summary).toBe(
+      "1 accepted, 1 already there, unchanged; the table below shows the accepted one's progress",
+    );
+    const none = acceptedResult({
+      documents: [doc("a.md", "unchanged"), doc("b.md", "unchanged")],
+      rejected: [{ name: "c.exe", status: 422, detail: "c.exe: .exe is not supported" }],
+    });
+    expect(none.summary).toBe("2 already there, unchanged, 1 refused");
+  });
+
   it("puts the name before a reason that does not start with it", () => {
     const result = acceptedResult({
       documents: [doc("a.md")],
