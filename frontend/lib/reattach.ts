@@ -21,9 +21,9 @@ export class StreamEndedError extends Error {
 }
 
 /**
- * Whether a failed re-attach means "the server is not back yet": no answer at all (a network failure), or the UI's
- * proxy saying the backend does not answer (502; 503 and 504 from a proxy in front). Any other HTTP error is final:
- * a 404 means the run is gone.
+ * Whether a failed re-attach means "the server is not back yet": no answer at all (a network failure, or a stream
+ * silent past its keep-alive pings: StreamStalledError), or the UI's proxy saying the backend does not answer (502;
+ * 503 and 504 from a proxy in front). Any other HTTP error is final: a 404 means the run is gone.
  */
 export function serverNotBack(err: unknown): boolean {
   if (err instanceof ApiError) return err.status === 502 || err.status === 503 || err.status === 504;

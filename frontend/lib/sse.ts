@@ -95,16 +95,54 @@ export function toChatEvent(frame: SseFrame): ChatEvent | null {
   }
 }
 
-/** Frames of a byte stream, decoded as UTF-8 (multi-byte characters split across chunks included). */
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
+/**
+ * How long a stream may stay silent before it counts as lost: three of the server's keep-alive pings
+ * (RAG_HEARTBEAT_SECONDS, 15 s by default), which come while the model is still reading a long prompt too. A
+ * connection that dies without closing (a laptop asleep, a Wi-Fi change, a proxy that drops it) gave no error, and
+ * the answer waited for ever.
+ */
+export const STALL_MS = 45_000;
+
+/** Nothing came on the stream, not even a keep-alive ping, for `STALL_MS`. */
+export class StreamStalledError extends Error {
+  constructor(ms: number) {
+    super(`Nothing came from the server for ${Math.round(ms / 1000)} s (connection lost?).`);
+    this.name = "StreamStalledError";
+  }
+}
+
+/** The reader's next chunk, or StreamStalledError when none comes within `ms`. */
+async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StreamStalledError(ms)), ms);
+  });
+  try {
+    return await Promise.race([reader.read(), stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Frames of a byte stream, decoded as UTF-8 (multi-byte characters split across chunks included). A stream silent
+ * for `stallMs` is cancelled and throws StreamStalledError, which a follower treats as a lost connection.
+ */
+export async function* readSse(body: ReadableStream<Uint8Array>, stallMs = STALL_MS): AsyncGenerator<SseFrame> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const parser = new SseParser();
   try {
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      yield* parser.push(decoder.decode(value, { stream: true }));
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await readWithin(reader, stallMs);
+      } catch (err) {
+        if (err instanceof StreamStalledError) await reader.cancel(err).catch(() => undefined); // ends the request
+        throw err;
+      }
+      if (chunk.done) break;
+      yield* parser.push(decoder.decode(chunk.value, { stream: true }));
     }
     yield* parser.push(decoder.decode());
     yield* parser.end();

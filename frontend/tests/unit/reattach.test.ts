@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { REATTACH_POLICY, StreamEndedError, followAcrossRestarts, reattachDelay, serverNotBack } from "@/lib/reattach";
-import { ApiError, type NumberedChatEvent } from "@/lib/sse";
+import { ApiError, type NumberedChatEvent, STALL_MS, StreamStalledError } from "@/lib/sse";
 
 const encoder = new TextEncoder();
 const RUN = "r1";
@@ -37,6 +37,39 @@ function fakeFetch(answers: (Response | Error | (() => Response))[]) {
   });
   return { impl: impl as unknown as typeof fetch, calls };
 }
+
+/** An SSE body that sends `text` at once, then `pings` (": ping" every `everyMs`), then `last` and closes; with no
+ * `last` it stays open and silent after its pings, as a connection that died without closing. */
+function slow(text: string, options: { pings?: number; everyMs?: number; last?: string } = {}) {
+  const state = { cancelled: false };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(text));
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (state.cancelled) return clearInterval(timer);
+        if (sent < (options.pings ?? 0)) {
+          sent += 1;
+          controller.enqueue(encoder.encode(": ping\n\n"));
+        } else {
+          clearInterval(timer);
+          if (options.last !== undefined) {
+            controller.enqueue(encoder.encode(options.last));
+            controller.close();
+          }
+        }
+      }, options.everyMs ?? 15_000);
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  const response = () => new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+  return { response, state };
+}
+
+const frame = (f: { id: number; event: string; data: object }) =>
+  `id: ${f.id}\nevent: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`;
 
 const proxyError = (status: number) => () => Response.json({ detail: `backend not reachable (${status})` }, { status });
 
@@ -89,6 +122,7 @@ describe("reattachDelay", () => {
 describe("serverNotBack", () => {
   it("retries network failures and the proxy's 502/503/504, not a 404 or other 4xx, nor an abort", () => {
     expect(serverNotBack(new TypeError("Failed to fetch"))).toBe(true);
+    expect(serverNotBack(new StreamStalledError(STALL_MS))).toBe(true);
     for (const status of [502, 503, 504]) expect(serverNotBack(new ApiError("down", status))).toBe(true);
     for (const status of [400, 401, 403, 404, 409, 422, 500])
       expect(serverNotBack(new ApiError("no", status))).toBe(false);
@@ -138,6 +172,34 @@ describe("followAcrossRestarts", () => {
     const { events, error } = await follow(impl);
     expect(error).toBeUndefined();
     expect(calls).toEqual([3, 4, 4].map((n) => `/api/runs/${RUN}/stream?after=${n}`));
+    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("re-attaches when a stream goes silent past the keep-alive pings, closing it (a connection dead, not closed)", async () => {
+    const silent = slow(frame({ id: 4, event: "token", data: { text: "!" } }), { pings: 2 });
+    const { impl, calls } = fakeFetch([silent.response, () => sse([stoppedInterrupted(5)])]);
+    const reconnecting: boolean[] = [];
+    const t0 = Date.now();
+    const { events, error } = await follow(impl, { onReconnecting: (on) => reconnecting.push(on) });
+    expect(error).toBeUndefined();
+    expect(calls).toEqual([3, 4].map((n) => `/api/runs/${RUN}/stream?after=${n}`));
+    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(reconnecting).toEqual([true, false, true, false]);
+    expect(silent.state.cancelled).toBe(true);
+    // lost 45 s after its last ping (two pings, 15 s apart)
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2 * 15_000 + STALL_MS);
+    expect(Date.now() - t0).toBeLessThan(2 * 15_000 + STALL_MS + 1_000);
+  });
+
+  it("keeps a stream that only pings for minutes (a long prompt read by the model), without re-attaching", async () => {
+    const pinging = slow(frame({ id: 4, event: "status", data: { node: "generator", phase: "start", label: "…" } }), {
+      pings: 12,
+      last: frame(stoppedInterrupted(5)),
+    });
+    const { impl, calls } = fakeFetch([pinging.response]);
+    const { events, error } = await follow(impl);
+    expect(error).toBeUndefined();
+    expect(calls).toHaveLength(1);
     expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
   });
 
