@@ -47,7 +47,8 @@ def hostile(text: str) -> bool:
 
 def validate_name(name: str) -> str:
     """The bare file name in Unicode's composed form (NFC), or DocumentError when it has path parts, `..`, control
-    characters, characters that reorder the text shown, or no name (nothing visible before its extension).
+    characters, line or paragraph separators (U+2028, U+2029: the name shown on two lines), characters that reorder
+    the text shown, or no name (nothing visible before its extension).
 
     NFC: macOS sends "Résumé.md" with the accent as a character of its own (NFD), Windows composed; both are one
     document, and an @mention typed either way finds it. Reordering characters would let "report\u202egnp.md" show
@@ -57,8 +58,10 @@ def validate_name(name: str) -> str:
         raise DocumentError(422, "the file has no name; give it a name with an extension such as notes.md")
     if "/" in name or "\\" in name or ".." in name or any(ord(ch) < 32 for ch in name) or len(name) > 255:
         raise DocumentError(422, f"file name {name!r} is not allowed: use a plain name without '/', '\\' or '..'")
-    if odd := [ch for ch in name if unicodedata.category(ch) == "Cc" or ch in BIDI_CONTROLS]:
-        raise DocumentError(422, f"file name {name!r} is not allowed: it holds invisible control characters {odd!r}")
+    if odd := [ch for ch in name if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS]:
+        raise DocumentError(
+            422, f"file name {name!r} is not allowed: it holds invisible control characters or line breaks {odd!r}"
+        )
     if BLANK.fullmatch(name.strip().rsplit(".", 1)[0]):
         raise DocumentError(
             422, f"file name {name!r} shows no name before its extension; give it one, such as notes.md"

@@ -63,6 +63,8 @@ async def test_upload_several_files_accepts_good_and_reports_bad(client):
         ("dir/name.md", b"x", 422, "not allowed"),
         ("report\u202egnp.md", b"x", 422, "invisible control characters"),  # shows as "reportdm.png"
         ("rub\x7fout.md", b"x", 422, "invisible control characters"),
+        ("two\u2028lines.md", b"x", 422, "line breaks"),  # listed on two lines (a probe)
+        ("two\u2029paragraphs.md", b"x", 422, "line breaks"),
     ],
 )
 async def test_bad_upload_gets_clear_4xx_and_stores_nothing(client, name, data, status, words):
