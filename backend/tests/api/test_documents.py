@@ -258,8 +258,8 @@ async def test_names_that_differ_in_case_beyond_ascii_or_in_composition_are_one_
         assert done["scope"], done
 
 
-async def test_a_document_not_ingested_yet_has_its_text_and_file_later_not_upload_it_again(app, client, monkeypatch):
-    """While a new upload was embedded, /text and /file said "ingested by an older version; upload it again"."""
+def held_embedding(app, monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """Hold an upload's embedding until `release` is set; `started` is set once it is held there."""
     ingestor = app.state.services.knowledge.ingestor
     release, started = threading.Event(), threading.Event()
     add_vectors = ingestor._add_vectors
@@ -270,6 +270,12 @@ async def test_a_document_not_ingested_yet_has_its_text_and_file_later_not_uploa
         return add_vectors(*args, **kwargs)
 
     monkeypatch.setattr(ingestor, "_add_vectors", held)
+    return release, started
+
+
+async def test_a_document_not_ingested_yet_has_its_text_and_file_later_not_upload_it_again(app, client, monkeypatch):
+    """While a new upload was embedded, /text and /file said "ingested by an older version; upload it again"."""
+    release, started = held_embedding(app, monkeypatch)
     doc = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
     try:
         assert await asyncio.to_thread(started.wait, 30)
@@ -288,16 +294,7 @@ async def test_a_mention_or_search_of_a_document_not_ingested_yet_says_so_not_th
 ):
     # the list and the @ autocomplete offered bike-shed.md while it was embedded, and asking about it answered 'No
     # document matches "@bike-shed.md". Check the name'; /api/search called it an unknown document
-    ingestor = app.state.services.knowledge.ingestor
-    release, started = threading.Event(), threading.Event()
-    add_vectors = ingestor._add_vectors
-
-    def held(*args, **kwargs):
-        started.set()
-        release.wait(30)
-        return add_vectors(*args, **kwargs)
-
-    monkeypatch.setattr(ingestor, "_add_vectors", held)
+    release, started = held_embedding(app, monkeypatch)
     doc = (await upload(client, ("bike-shed.md", NOTE))).json()["documents"][0]
     try:
         assert await asyncio.to_thread(started.wait, 30)
